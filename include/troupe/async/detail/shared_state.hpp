@@ -1,0 +1,162 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+#include "troupe/async/detail/intrusive_ptr.hpp"
+#include "troupe/async/error.hpp"
+#include "troupe/async/executor.hpp"
+
+namespace troupe::detail {
+
+/// The value type a `future<void>` stores.
+struct unit {};
+
+template <class T>
+using stored_t = std::conditional_t<std::is_void_v<T>, unit, T>;
+
+/// A callback that a shared state fires exactly once, when it becomes ready. It is a job so that
+/// firing it on an executor costs no extra allocation.
+class continuation : public job {
+ public:
+  continuation* next = nullptr;
+
+  /// Runs inline, or hands itself to `target` when one is set. `this` may be gone afterwards.
+  void fire() noexcept {
+    if (target) {
+      auto ex = std::move(target);
+      ex->schedule(this);
+    } else {
+      run();
+    }
+  }
+
+  intrusive_ptr<executor> target;
+};
+
+/// A continuation that runs a callable once and deletes itself.
+template <class F>
+class callable_continuation final : public continuation {
+ public:
+  explicit callable_continuation(F f) : body_(std::move(f)) {}
+  void run() noexcept override {
+    body_();
+    delete this;
+  }
+
+ private:
+  F body_;
+};
+
+template <class F>
+continuation* make_continuation(intrusive_ptr<executor> target, F&& f) {
+  auto* c = new callable_continuation<std::decay_t<F>>(std::forward<F>(f));
+  c->target = std::move(target);
+  return c;
+}
+
+/// The part of a future's shared state that does not depend on the value type: readiness, the
+/// error, the continuations (a lock-free stack), and the executor continuations default to.
+class state_base : public ref_counted {
+ public:
+  explicit state_base(intrusive_ptr<executor> ex = {}) noexcept : executor_(std::move(ex)) {}
+  ~state_base() override;
+
+  bool is_ready() const noexcept { return head_.load(std::memory_order_acquire) == ready_tag(); }
+
+  /// Valid once ready.
+  bool has_error() const noexcept { return error_ != nullptr; }
+  const std::exception_ptr& error() const noexcept { return error_; }
+
+  /// The executor continuations of this state run on unless told otherwise (may be null).
+  const intrusive_ptr<executor>& default_executor() const noexcept { return executor_; }
+
+  /// Fires `c` when this state becomes ready; at once if it already is.
+  void attach(continuation* c) noexcept {
+    if (!try_push(c)) c->fire();
+  }
+
+  /// Blocks until ready. On a scheduler worker it runs other jobs meanwhile.
+  void wait() const;
+
+  /// Like wait(); returns false if the deadline passed first.
+  bool wait_until(std::chrono::steady_clock::time_point deadline) const;
+
+  /// Claims the right to satisfy this state; only the first caller gets true.
+  bool try_claim() noexcept { return !claimed_.exchange(true, std::memory_order_acq_rel); }
+
+  /// Fails the state; false if it was satisfied already.
+  bool try_set_error(std::exception_ptr e) noexcept {
+    if (!try_claim()) return false;
+    fail_claimed(std::move(e));
+    return true;
+  }
+
+  void set_error(std::exception_ptr e) {
+    if (!try_set_error(std::move(e)))
+      throw troupe::error(errc::promise_already_satisfied,
+                          "promise: set_exception on a promise that was already satisfied");
+  }
+
+ protected:
+  /// Completes a claimed state with an error.
+  void fail_claimed(std::exception_ptr e) noexcept {
+    error_ = std::move(e);
+    mark_ready();
+  }
+
+  /// Publishes the stored result and fires the continuations, oldest first.
+  void mark_ready() noexcept;
+
+ private:
+  static continuation* ready_tag() noexcept {
+    return reinterpret_cast<continuation*>(std::uintptr_t{1});
+  }
+  bool try_push(continuation* c) noexcept;
+
+  mutable std::atomic<continuation*> head_{nullptr};
+  std::atomic<bool> claimed_{false};
+  std::exception_ptr error_;
+  intrusive_ptr<executor> executor_;
+};
+
+/// The shared state of a `future<T>`: a `state_base` plus the value.
+template <class T>
+class shared_state final : public state_base {
+ public:
+  using state_base::state_base;
+
+  template <class... Args>
+  bool try_set_value(Args&&... args) {
+    if (!try_claim()) return false;
+    try {
+      value_.emplace(std::forward<Args>(args)...);
+    } catch (...) {
+      // The claim is ours, so the state must still become ready: with the constructor's error.
+      fail_claimed(std::current_exception());
+      return true;
+    }
+    mark_ready();
+    return true;
+  }
+
+  template <class... Args>
+  void set_value(Args&&... args) {
+    if (!try_set_value(std::forward<Args>(args)...))
+      throw troupe::error(errc::promise_already_satisfied,
+                          "promise: set_value on a promise that was already satisfied");
+  }
+
+  /// Valid once ready without error.
+  stored_t<T>& value() noexcept { return *value_; }
+
+ private:
+  std::optional<stored_t<T>> value_;
+};
+
+}  // namespace troupe::detail

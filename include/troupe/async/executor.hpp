@@ -1,0 +1,66 @@
+#pragma once
+
+#include <utility>
+
+#include "troupe/async/detail/intrusive_ptr.hpp"
+
+namespace troupe {
+
+/// A unit of work that an executor runs once. What happens to the object after `run` (deletion,
+/// reuse, rescheduling) is the job's own business, so actors can be jobs without allocation.
+class job {
+ public:
+  virtual ~job() = default;
+  virtual void run() noexcept = 0;
+};
+
+/// Something that runs jobs: the actor system's scheduler, or a user's pool.
+/// Shared by reference count, so futures can keep the executor of their continuations alive.
+class executor : public detail::ref_counted {
+ public:
+  /// Takes ownership of `j` and runs it eventually. An executor that has stopped runs it inline,
+  /// so no continuation is ever lost.
+  virtual void schedule(job* j) = 0;
+
+  /// Runs `f()` on this executor.
+  template <class F>
+  void post(F&& f) {
+    schedule(new function_job<std::decay_t<F>>(std::forward<F>(f)));
+  }
+
+ private:
+  template <class F>
+  struct function_job final : job {
+    explicit function_job(F f) : fn(std::move(f)) {}
+    void run() noexcept override {
+      fn();
+      delete this;
+    }
+    F fn;
+  };
+};
+
+/// Tag for `then`: run the continuation on the thread that completes the future.
+struct inline_execution_t {
+  explicit constexpr inline_execution_t() = default;
+};
+inline constexpr inline_execution_t inline_execution{};
+
+namespace detail {
+
+/// A thread that can do useful work while it waits for a future (a scheduler worker) installs
+/// one of these, so blocking `get()` on a worker runs other jobs instead of deadlocking.
+class wait_helper {
+ public:
+  virtual ~wait_helper() = default;
+  /// Runs at most one pending job; returns false if none was available.
+  virtual bool try_run_one() = 0;
+};
+
+/// The current thread's helper and default executor (both null outside scheduler workers).
+wait_helper*& this_thread_wait_helper() noexcept;
+executor*& this_thread_executor() noexcept;
+
+}  // namespace detail
+
+}  // namespace troupe
