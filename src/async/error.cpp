@@ -18,6 +18,7 @@ std::string_view to_string(errc code) noexcept {
     case errc::user_shutdown: return "user_shutdown";
     case errc::kill: return "kill";
     case errc::system_gone: return "system_gone";
+    case errc::runtime_error: return "runtime_error";
   }
   return "unknown";
 }

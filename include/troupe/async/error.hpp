@@ -23,6 +23,7 @@ enum class errc : std::uint8_t {
   user_shutdown,          ///< the actor system shut down while the actor was still alive
   kill,                   ///< an actor was killed explicitly
   system_gone,            ///< the actor system or device that owns a resource no longer exists
+  runtime_error,          ///< user code failed with a std::exception; the message is its what()
 };
 
 /// The name of an error code, for messages and logs.

@@ -1,0 +1,131 @@
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+#include <utility>
+
+#include "troupe/core/actor.hpp"
+#include "troupe/core/actor_registry.hpp"
+#include "troupe/core/behavior.hpp"
+#include "troupe/core/config.hpp"
+#include "troupe/core/detail/scheduler.hpp"
+#include "troupe/core/detail/timer_service.hpp"
+#include "troupe/core/event_based_actor.hpp"
+
+namespace troupe {
+
+namespace detail {
+
+/// An actor whose behavior comes from a function given to spawn.
+template <class Init>
+class function_actor final : public event_based_actor {
+ public:
+  function_actor(actor_system& system, Init init)
+      : event_based_actor(system, "actor"), init_(std::move(init)) {}
+
+  behavior make_behavior() override {
+    if constexpr (std::is_void_v<std::invoke_result_t<Init&, event_based_actor*>>) {
+      init_(this);
+      return {};
+    } else {
+      return init_(this);
+    }
+  }
+
+ private:
+  Init init_;
+};
+
+}  // namespace detail
+
+/// Owns everything actors need: the scheduler, the timer, the registry, and the actors
+/// themselves. There are no process-wide singletons: several systems may live in one process.
+/// The destructor waits until every actor has ended; actors that are idle and unreachable from
+/// any pending work at that point (a reference cycle, say) are ended with errc::user_shutdown,
+/// so destruction never hangs on them.
+class actor_system {
+ public:
+  // -- constructors ---------------------------------------------------------
+
+  explicit actor_system(config cfg = {});
+  actor_system(const actor_system&) = delete;
+  actor_system& operator=(const actor_system&) = delete;
+  ~actor_system();
+
+  // -- properties -----------------------------------------------------------
+
+  const config& settings() const noexcept { return config_; }
+
+  /// The scheduler, as an executor for future continuations and user jobs.
+  executor& default_executor() noexcept { return *scheduler_; }
+
+  actor_registry& registry() noexcept { return registry_; }
+
+  /// Actors spawned and not yet ended.
+  std::size_t running_actors() const;
+
+  // -- spawning -------------------------------------------------------------
+
+  /// Spawns an actor of class `Impl` (derived from event_based_actor), constructed with
+  /// `(actor_system&, args...)`.
+  template <class Impl, class... Args>
+    requires std::is_base_of_v<event_based_actor, Impl>
+  actor spawn(Args&&... args) {
+    return launch(new Impl(*this, std::forward<Args>(args)...));
+  }
+
+  /// Spawns an actor from a function. Either `f(event_based_actor* self, args...)`, which
+  /// returns the actor's behavior (or sets it with become); or, without extra arguments, a
+  /// plain handler such as `[](int a, int b) { return a + b; }`, which becomes the behavior.
+  template <class F, class... Args>
+    requires(!std::is_base_of_v<event_based_actor, F>)
+  actor spawn(F f, Args... args) {
+    if constexpr (std::is_invocable_v<F&, event_based_actor*, Args&...>) {
+      auto init = [f = std::move(f), ... args = std::move(args)](event_based_actor* self) mutable {
+        return f(self, args...);
+      };
+      return launch(new detail::function_actor<decltype(init)>(*this, std::move(init)));
+    } else {
+      static_assert(sizeof...(Args) == 0,
+                    "spawn(f, args...): f must take (event_based_actor*, args...)");
+      auto init = [f = std::move(f)](event_based_actor*) mutable { return behavior{std::move(f)}; };
+      return launch(new detail::function_actor<decltype(init)>(*this, std::move(init)));
+    }
+  }
+
+  // -- internals ------------------------------------------------------------
+
+  detail::scheduler& scheduler() noexcept { return *scheduler_; }
+  detail::timer_service& timers() noexcept { return *timers_; }
+  actor_id next_actor_id() noexcept { return next_id_.fetch_add(1, std::memory_order_relaxed); }
+
+  /// Called once by each spawned actor when it ends.
+  void actor_finished(event_based_actor* self);
+
+ private:
+  actor launch(event_based_actor* fresh);
+  void await_all_actors();
+  std::size_t stop_remaining_actors();
+
+  config config_;
+  std::atomic<actor_id> next_id_{1};
+  detail::intrusive_ptr<detail::scheduler> scheduler_;
+  std::unique_ptr<detail::timer_service> timers_;
+  actor_registry registry_;
+
+  mutable std::mutex live_mutex_;
+  std::condition_variable all_done_;
+  event_based_actor* live_head_ = nullptr;
+  std::size_t live_count_ = 0;
+};
+
+template <class... Args>
+actor event_based_actor::spawn(Args&&... args) {
+  return system().spawn(std::forward<Args>(args)...);
+}
+
+}  // namespace troupe

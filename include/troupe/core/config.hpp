@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace troupe {
+
+/// Settings of an actor system. Defaults, overridden by the environment (TROUPE_THREADS,
+/// TROUPE_THROUGHPUT), overridden by the command line (--troupe.threads=N,
+/// --troupe.throughput=N; "--troupe.threads N" works too). Arguments that do not start with
+/// --troupe. are left for the program in `remaining_args`.
+struct config {
+  /// Worker threads of the scheduler; 0 means one per hardware thread.
+  std::size_t threads = 0;
+
+  /// Messages an actor may process before it yields its worker to others.
+  std::size_t throughput = 300;
+
+  /// The program's own arguments (argv[0] first), with troupe's removed.
+  std::vector<std::string> remaining_args;
+
+  config() = default;
+
+  /// Reads the environment, then `argv`. Throws troupe::error (invalid_argument) for an unknown
+  /// --troupe.* option or a value that is not a positive integer, naming both.
+  config(int argc, const char* const* argv);
+
+  /// The worker count after resolving 0 to the hardware's thread count.
+  std::size_t resolved_threads() const;
+};
+
+}  // namespace troupe

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "troupe/async/executor.hpp"
+#include "troupe/core/detail/work_stealing_deque.hpp"
+
+namespace troupe::detail {
+
+/// The actor system's work-stealing scheduler. Each worker owns a Chase-Lev deque: jobs that a
+/// worker creates (a message that wakes an actor, a spawn, a continuation) go to its own deque
+/// and run next on the same core; idle workers steal the oldest jobs of others. Jobs from other
+/// threads go to a shared queue. Idle workers spin briefly, then park; a push wakes a parked
+/// worker only when there is work it could take, so a ping-pong between two actors stays on one
+/// core.
+class scheduler final : public executor {
+ public:
+  scheduler(std::size_t threads, std::size_t spin_rounds = 64);
+  ~scheduler() override;
+
+  void schedule(job* j) override;
+
+  /// Puts `j` at the back of the shared queue: for actors that used up their throughput, so
+  /// others get a turn.
+  void schedule_fair(job* j);
+
+  /// Starts the workers.
+  void start();
+
+  /// Runs what is queued, then stops and joins the workers. Later jobs run inline.
+  void stop();
+
+  std::size_t num_workers() const noexcept { return workers_.size(); }
+
+  /// True if every worker is parked and no job is queued anywhere.
+  bool idle() const;
+
+ public:
+  class worker;
+
+ private:
+  job* pop_shared();
+  void push_shared(job* j);
+  bool has_work() const;
+  void wake_one();
+
+  std::vector<std::unique_ptr<worker>> workers_;
+  std::size_t spin_rounds_;
+
+  mutable std::mutex shared_mutex_;
+  std::deque<job*> shared_queue_;
+  std::atomic<std::size_t> shared_size_{0};
+
+  std::mutex sleep_mutex_;
+  std::vector<worker*> sleepers_;
+  std::atomic<std::size_t> num_sleepers_{0};
+  std::atomic<bool> running_{false};
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace troupe::detail

@@ -1,0 +1,5 @@
+#pragma once
+
+/// Everything troupe offers in this build.
+#include "troupe/async.hpp"
+#include "troupe/core.hpp"

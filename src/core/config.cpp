@@ -1,0 +1,75 @@
+#include "troupe/core/config.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdlib>
+#include <thread>
+
+#include "troupe/async/error.hpp"
+
+namespace troupe {
+
+namespace {
+
+std::size_t parse_count(const std::string& where, const std::string& text) {
+  std::size_t value = 0;
+  bool digits = !text.empty();
+  for (char c : text) {
+    if (c < '0' || c > '9') {
+      digits = false;
+      break;
+    }
+    value = value * 10 + static_cast<std::size_t>(c - '0');
+  }
+  if (!digits || value == 0 || value > 100000)
+    throw error(errc::invalid_argument, where + ": expected a positive integer (at most 100000), "
+                                            "found '" + text + "'");
+  return value;
+}
+
+void read_environment(config& cfg) {
+  if (const char* value = std::getenv("TROUPE_THREADS"))
+    cfg.threads = parse_count("environment variable TROUPE_THREADS", value);
+  if (const char* value = std::getenv("TROUPE_THROUGHPUT"))
+    cfg.throughput = parse_count("environment variable TROUPE_THROUGHPUT", value);
+}
+
+}  // namespace
+
+config::config(int argc, const char* const* argv) {
+  read_environment(*this);
+  if (argc <= 0 || argv == nullptr) return;
+
+  CLI::App app{"troupe"};
+  app.allow_extras();
+  app.set_help_flag();  // --help belongs to the program, not to troupe
+  std::string threads_text;
+  std::string throughput_text;
+  app.add_option("--troupe.threads", threads_text);
+  app.add_option("--troupe.throughput", throughput_text);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    throw error(errc::invalid_argument, std::string{"command line: "} + e.what());
+  }
+  if (!threads_text.empty()) threads = parse_count("command-line option --troupe.threads", threads_text);
+  if (!throughput_text.empty())
+    throughput = parse_count("command-line option --troupe.throughput", throughput_text);
+
+  remaining_args.emplace_back(argv[0]);
+  for (const auto& arg : app.remaining()) {
+    if (arg.rfind("--troupe.", 0) == 0)
+      throw error(errc::invalid_argument,
+                  "command line: unknown option '" + arg +
+                      "'; troupe knows --troupe.threads and --troupe.throughput");
+    remaining_args.push_back(arg);
+  }
+}
+
+std::size_t config::resolved_threads() const {
+  if (threads != 0) return threads;
+  auto n = std::thread::hardware_concurrency();
+  return n != 0 ? n : 1;
+}
+
+}  // namespace troupe

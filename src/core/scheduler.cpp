@@ -1,0 +1,222 @@
+#include "troupe/core/detail/scheduler.hpp"
+
+#include <algorithm>
+#include <random>
+
+namespace troupe::detail {
+
+class scheduler::worker final : public wait_helper {
+ public:
+  worker(scheduler& parent, std::size_t index) : parent_(parent), index_(index) {}
+
+  void start() {
+    thread_ = std::thread{[this] { loop(); }};
+  }
+
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+  bool try_run_one() override {
+    if (auto* j = find_job()) {
+      j->run();
+      return true;
+    }
+    return false;
+  }
+
+  void push(job* j) { deque_.push(j); }
+  std::int64_t queued() const { return deque_.size(); }
+  bool has_local_work() const { return !deque_.empty(); }
+  job* steal() { return deque_.steal(); }
+
+  void unpark() {
+    {
+      std::lock_guard guard{mutex_};
+      notified_ = true;
+    }
+    condition_.notify_one();
+  }
+
+  scheduler& parent() const noexcept { return parent_; }
+
+ private:
+  job* find_job() {
+    if (auto* j = deque_.take()) return j;
+    if (auto* j = parent_.pop_shared()) return j;
+    return steal_from_others();
+  }
+
+  job* steal_from_others() {
+    auto& all = parent_.workers_;
+    auto n = all.size();
+    if (n < 2) return nullptr;
+    auto start = static_cast<std::size_t>(random_() % n);
+    for (std::size_t i = 0; i < n; ++i) {
+      auto victim = (start + i) % n;
+      if (victim == index_) continue;
+      if (auto* j = all[victim]->steal()) return j;
+    }
+    return nullptr;
+  }
+
+  void loop();
+  void park();
+
+  scheduler& parent_;
+  std::size_t index_;
+  work_stealing_deque<job> deque_;
+  std::minstd_rand random_{static_cast<unsigned>(index_ + 1)};
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable condition_;
+  bool notified_ = false;
+};
+
+namespace {
+thread_local scheduler::worker* current_worker = nullptr;
+}  // namespace
+
+void scheduler::worker::loop() {
+  current_worker = this;
+  this_thread_wait_helper() = this;
+  this_thread_executor() = &parent_;
+  for (;;) {
+    job* j = find_job();
+    for (std::size_t round = 0; j == nullptr && round < parent_.spin_rounds_; ++round) {
+      std::this_thread::yield();
+      j = find_job();
+    }
+    if (j != nullptr) {
+      j->run();
+      continue;
+    }
+    if (parent_.stopping_.load(std::memory_order_acquire)) break;
+    park();
+  }
+  this_thread_executor() = nullptr;
+  this_thread_wait_helper() = nullptr;
+  current_worker = nullptr;
+}
+
+void scheduler::worker::park() {
+  {
+    std::lock_guard guard{parent_.sleep_mutex_};
+    parent_.sleepers_.push_back(this);
+    parent_.num_sleepers_.fetch_add(1, std::memory_order_seq_cst);
+  }
+  // Announce first, check second: a pusher that missed our announcement published its job
+  // before we look here (both sides use seq_cst), so no wake-up is lost.
+  if (parent_.has_work() || parent_.stopping_.load(std::memory_order_seq_cst)) {
+    std::lock_guard guard{parent_.sleep_mutex_};
+    auto& sleepers = parent_.sleepers_;
+    auto it = std::find(sleepers.begin(), sleepers.end(), this);
+    if (it != sleepers.end()) {
+      sleepers.erase(it);
+      parent_.num_sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+      return;
+    }
+    // Someone popped us already and will unpark us: fall through and take that notification.
+  }
+  std::unique_lock lock{mutex_};
+  condition_.wait(lock, [this] { return notified_; });
+  notified_ = false;
+}
+
+scheduler::scheduler(std::size_t threads, std::size_t spin_rounds) : spin_rounds_(spin_rounds) {
+  threads = std::max<std::size_t>(threads, 1);
+  workers_.reserve(threads);
+  for (std::size_t i = 0; i < threads; ++i) workers_.push_back(std::make_unique<worker>(*this, i));
+}
+
+scheduler::~scheduler() { stop(); }
+
+void scheduler::start() {
+  running_.store(true, std::memory_order_release);
+  for (auto& w : workers_) w->start();
+}
+
+void scheduler::stop() {
+  if (!running_.load(std::memory_order_acquire)) return;
+  stopping_.store(true, std::memory_order_seq_cst);
+  std::vector<worker*> sleepers;
+  {
+    std::lock_guard guard{sleep_mutex_};
+    sleepers.swap(sleepers_);
+    num_sleepers_.store(0, std::memory_order_seq_cst);
+  }
+  for (auto* w : sleepers) w->unpark();
+  for (auto& w : workers_) w->join();
+  running_.store(false, std::memory_order_release);
+  // Anything scheduled while the workers wound down runs here.
+  while (auto* j = pop_shared()) j->run();
+}
+
+void scheduler::schedule(job* j) {
+  auto* self = current_worker;
+  if (self != nullptr && &self->parent() == this) {
+    self->push(j);
+    // The pushing worker runs this job next anyway; wake a sleeper only if there is more.
+    if (self->queued() > 1) wake_one();
+    return;
+  }
+  if (!running_.load(std::memory_order_acquire)) {
+    j->run();
+    return;
+  }
+  push_shared(j);
+  wake_one();
+}
+
+void scheduler::schedule_fair(job* j) {
+  if (!running_.load(std::memory_order_acquire)) {
+    j->run();
+    return;
+  }
+  push_shared(j);
+  wake_one();
+}
+
+void scheduler::push_shared(job* j) {
+  {
+    std::lock_guard guard{shared_mutex_};
+    shared_queue_.push_back(j);
+  }
+  shared_size_.fetch_add(1, std::memory_order_seq_cst);
+}
+
+job* scheduler::pop_shared() {
+  if (shared_size_.load(std::memory_order_acquire) == 0) return nullptr;
+  std::lock_guard guard{shared_mutex_};
+  if (shared_queue_.empty()) return nullptr;
+  auto* j = shared_queue_.front();
+  shared_queue_.pop_front();
+  shared_size_.fetch_sub(1, std::memory_order_relaxed);
+  return j;
+}
+
+bool scheduler::has_work() const {
+  if (shared_size_.load(std::memory_order_seq_cst) != 0) return true;
+  return std::any_of(workers_.begin(), workers_.end(),
+                     [](const auto& w) { return w->has_local_work(); });
+}
+
+void scheduler::wake_one() {
+  if (num_sleepers_.load(std::memory_order_seq_cst) == 0) return;
+  worker* w = nullptr;
+  {
+    std::lock_guard guard{sleep_mutex_};
+    if (sleepers_.empty()) return;
+    w = sleepers_.back();
+    sleepers_.pop_back();
+    num_sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+  }
+  w->unpark();
+}
+
+bool scheduler::idle() const {
+  return num_sleepers_.load(std::memory_order_seq_cst) == workers_.size() &&
+         shared_size_.load(std::memory_order_seq_cst) == 0;
+}
+
+}  // namespace troupe::detail

@@ -1,0 +1,70 @@
+// Configuration from defaults, the environment and the command line, with clear errors.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "troupe/troupe.hpp"
+
+namespace {
+
+struct environment_guard {
+  explicit environment_guard(const char* name) : name_(name) {}
+  ~environment_guard() { unsetenv(name_); }
+  const char* name_;
+};
+
+std::string error_text(int argc, const char* const* argv) {
+  try {
+    troupe::config cfg{argc, argv};
+  } catch (const troupe::error& e) {
+    EXPECT_EQ(e.code(), troupe::errc::invalid_argument);
+    return e.what();
+  }
+  return {};
+}
+
+TEST(config, command_line_options_are_taken_and_removed) {
+  const char* argv[] = {"prog", "--troupe.threads=3", "input.dat", "--troupe.throughput", "50",
+                        "--verbose"};
+  troupe::config cfg{6, argv};
+  EXPECT_EQ(cfg.threads, 3u);
+  EXPECT_EQ(cfg.throughput, 50u);
+  ASSERT_EQ(cfg.remaining_args.size(), 3u);
+  EXPECT_EQ(cfg.remaining_args[1], "input.dat");
+  EXPECT_EQ(cfg.remaining_args[2], "--verbose");
+}
+
+TEST(config, environment_applies_and_command_line_wins) {
+  environment_guard guard{"TROUPE_THREADS"};
+  setenv("TROUPE_THREADS", "5", 1);
+  const char* none[] = {"prog"};
+  EXPECT_EQ(troupe::config(1, none).threads, 5u);
+  const char* argv[] = {"prog", "--troupe.threads=2"};
+  EXPECT_EQ(troupe::config(2, argv).threads, 2u);
+}
+
+TEST(config, bad_values_and_unknown_options_are_named) {
+  const char* zero[] = {"prog", "--troupe.threads=0"};
+  EXPECT_NE(error_text(2, zero).find("--troupe.threads"), std::string::npos);
+  const char* word[] = {"prog", "--troupe.throughput=lots"};
+  EXPECT_NE(error_text(2, word).find("'lots'"), std::string::npos);
+  const char* unknown[] = {"prog", "--troupe.thread=4"};
+  EXPECT_NE(error_text(2, unknown).find("--troupe.thread=4"), std::string::npos);
+
+  environment_guard guard{"TROUPE_THREADS"};
+  setenv("TROUPE_THREADS", "-1", 1);
+  const char* none[] = {"prog"};
+  EXPECT_NE(error_text(1, none).find("TROUPE_THREADS"), std::string::npos);
+}
+
+TEST(config, the_system_uses_the_thread_count) {
+  troupe::config cfg;
+  cfg.threads = 3;
+  troupe::actor_system sys{cfg};
+  EXPECT_EQ(sys.scheduler().num_workers(), 3u);
+  cfg.threads = 0;
+  EXPECT_GE(cfg.resolved_threads(), 1u);
+}
+
+}  // namespace
