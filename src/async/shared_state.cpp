@@ -15,6 +15,30 @@ executor*& this_thread_executor() noexcept {
   return current;
 }
 
+void continuation::run_inline() noexcept {
+  constexpr int max_depth = 64;
+  thread_local int depth = 0;
+  thread_local continuation* deferred_head = nullptr;
+  thread_local continuation* deferred_tail = nullptr;
+  if (depth >= max_depth) {
+    next = nullptr;
+    (deferred_tail != nullptr ? deferred_tail->next : deferred_head) = this;
+    deferred_tail = this;
+    return;
+  }
+  ++depth;
+  run();
+  if (depth == 1) {
+    while (deferred_head != nullptr) {
+      auto* c = deferred_head;
+      deferred_head = c->next;
+      if (deferred_head == nullptr) deferred_tail = nullptr;
+      c->run();
+    }
+  }
+  --depth;
+}
+
 state_base::~state_base() = default;
 
 bool state_base::try_push(continuation* c) noexcept {

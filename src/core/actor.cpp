@@ -212,7 +212,13 @@ void route_result(actor& sender, message_id mid, std::vector<actor>& stages, mes
     next->enqueue(std::move(element));
     return;
   }
-  if (mid.is_request() && sender) reply_to(sender, mid.response_id(), {});
+  if (!sender) return;
+  if (mid.is_request()) {
+    reply_to(sender, mid.response_id(), {});
+  } else if (!result.empty()) {
+    // As in CAF: a non-empty result of an asynchronous message goes back to its sender.
+    reply_to(sender, message_id{}, {});
+  }
 }
 
 }  // namespace detail

@@ -48,6 +48,11 @@ void actor_system::actor_finished(event_based_actor* self) {
   if (--live_count_ == 0) all_done_.notify_all();
 }
 
+void actor_system::await_all_actors_done() {
+  std::unique_lock lock{live_mutex_};
+  all_done_.wait(lock, [this] { return live_count_ == 0; });
+}
+
 void actor_system::await_all_actors() {
   using namespace std::chrono_literals;
   std::unique_lock lock{live_mutex_};

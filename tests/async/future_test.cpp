@@ -14,46 +14,55 @@ namespace {
 using namespace std::chrono_literals;
 using troupe::errc;
 
-/// An executor that counts its jobs and runs them on one thread of its own.
+/// An executor that counts its jobs and runs them on one thread of its own. The queue lives in
+/// a block the thread shares, because the last reference to the executor may be dropped by a
+/// continuation on that very thread (then the thread is detached and finishes on its own).
 class counting_executor final : public troupe::executor {
  public:
-  counting_executor() : thread_([this] { loop(); }) {}
+  counting_executor() : queue_(std::make_shared<queue>()), thread_([q = queue_] { q->loop(); }) {}
   ~counting_executor() override {
     {
-      std::lock_guard guard{mutex_};
-      stop_ = true;
+      std::lock_guard guard{queue_->mutex};
+      queue_->stop = true;
     }
-    wake_.notify_one();
-    thread_.join();
+    queue_->wake.notify_one();
+    if (std::this_thread::get_id() == thread_.get_id()) {
+      thread_.detach();
+    } else {
+      thread_.join();
+    }
   }
   void schedule(troupe::job* j) override {
     ++scheduled;
     {
-      std::lock_guard guard{mutex_};
-      jobs_.push_back(j);
+      std::lock_guard guard{queue_->mutex};
+      queue_->jobs.push_back(j);
     }
-    wake_.notify_one();
+    queue_->wake.notify_one();
   }
   std::atomic<int> scheduled{0};
   std::thread::id thread_id() const { return thread_.get_id(); }
 
  private:
-  void loop() {
-    std::unique_lock lock{mutex_};
-    for (;;) {
-      wake_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
-      if (jobs_.empty()) return;
-      auto* j = jobs_.front();
-      jobs_.erase(jobs_.begin());
-      lock.unlock();
-      j->run();
-      lock.lock();
+  struct queue {
+    void loop() {
+      std::unique_lock lock{mutex};
+      for (;;) {
+        wake.wait(lock, [this] { return stop || !jobs.empty(); });
+        if (jobs.empty()) return;
+        auto* j = jobs.front();
+        jobs.erase(jobs.begin());
+        lock.unlock();
+        j->run();
+        lock.lock();
+      }
     }
-  }
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::vector<troupe::job*> jobs_;
-  bool stop_ = false;
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::vector<troupe::job*> jobs;
+    bool stop = false;
+  };
+  std::shared_ptr<queue> queue_;
   std::thread thread_;
 };
 

@@ -222,7 +222,8 @@ namespace detail {
 void respond_with_error(mailbox_element& element, const error& reason, abstract_actor* responder);
 
 /// Routes a result: an error goes to the requester; otherwise to the next stage of a
-/// composition if there is one, else as a response to the requester if it was a request.
+/// composition if there is one, else back to the sender (as the response to a request, or as an
+/// ordinary message if the result of an asynchronous message is not empty).
 void route_result(actor& sender, message_id mid, std::vector<actor>& stages, message result,
                   abstract_actor* responder);
 

@@ -68,6 +68,9 @@ class actor_system {
   /// Actors spawned and not yet ended.
   std::size_t running_actors() const;
 
+  /// Blocks until every spawned actor has ended (scoped actors do not count).
+  void await_all_actors_done();
+
   // -- spawning -------------------------------------------------------------
 
   /// Spawns an actor of class `Impl` (derived from event_based_actor), constructed with

@@ -32,11 +32,16 @@ class continuation : public job {
       auto ex = std::move(target);
       ex->schedule(this);
     } else {
-      run();
+      run_inline();
     }
   }
 
   intrusive_ptr<executor> target;
+
+ private:
+  /// Runs now, unless this thread is already deep in inline continuations (a long then-chain
+  /// completing at once): then it runs after the outermost one, so the stack stays bounded.
+  void run_inline() noexcept;
 };
 
 /// A continuation that runs a callable once and deletes itself.
