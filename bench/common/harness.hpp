@@ -170,8 +170,9 @@ inline options parse_options(std::string_view suite, int argc, char** argv) {
   }
   std::filesystem::path results_folder = std::filesystem::path(TROUPE_SOURCE_DIR) / "bench/results";
   if (csv.empty()) {
-    csv = result.quick ? std::filesystem::path(TROUPE_BINARY_DIR) / "bench/quick" / (result.suite + ".csv")
-                       : results_folder / (result.suite + ".csv");
+    csv = result.quick
+              ? std::filesystem::path(TROUPE_BINARY_DIR) / "bench/quick" / (result.suite + ".csv")
+              : results_folder / (result.suite + ".csv");
   }
   // Smoke-test numbers must never be mistaken for results.
   if (result.quick && detail::is_inside(csv, results_folder)) {
@@ -241,7 +242,8 @@ inline std::string run_command(const std::string& command) {
 
 inline std::string shell_quote(const std::string& text) {
   std::string quoted = "'";
-  for (char character : text) quoted += character == '\'' ? std::string("'\\''") : std::string(1, character);
+  for (char character : text)
+    quoted += character == '\'' ? std::string("'\\''") : std::string(1, character);
   return quoted + "'";
 }
 
@@ -276,7 +278,8 @@ inline std::string today() {
 inline std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string quoted = "\"";
-  for (char character : text) quoted += character == '"' ? std::string("\"\"") : std::string(1, character);
+  for (char character : text)
+    quoted += character == '"' ? std::string("\"\"") : std::string(1, character);
   return quoted + "\"";
 }
 
@@ -396,14 +399,15 @@ class harness {
       std::cout << line;
     }
     // The baseline is the first variant that is not troupe's own.
-    auto baseline = std::find_if(measured.begin(), measured.end(),
-                                 [](const measurement& result) { return !is_troupe(result.variant); });
+    auto baseline = std::find_if(measured.begin(), measured.end(), [](const measurement& result) {
+      return !is_troupe(result.variant);
+    });
     if (baseline == measured.end()) return;
     for (const measurement& result : measured) {
       if (!is_troupe(result.variant)) continue;
       std::cout << "  ratio " << result.variant << '/' << baseline->variant << " (median): ";
       if (result.usable() && baseline->usable()) {
-        std::snprintf(line, sizeof line, "%.3f", result.median() / baseline->median());
+        std::snprintf(line, sizeof line, "%.3g", result.median() / baseline->median());
         std::cout << line << '\n';
       } else {
         std::cout << "n/a (a check failed)\n";
@@ -431,8 +435,8 @@ class harness {
           << result.seconds.size() << ',' << (usable ? detail::seconds_text(result.median()) : "")
           << ',' << (usable ? detail::seconds_text(result.min()) : "") << ','
           << (usable ? detail::seconds_text(result.max()) : "") << ",,,"
-          << (usable ? "\"ok\"" : "\"fail\"") << ',' << detail::csv_field(commit_) << ','
-          << date_ << '\n';
+          << (usable ? "\"ok\"" : "\"fail\"") << ',' << detail::csv_field(commit_) << ',' << date_
+          << '\n';
     }
     if (!out) throw std::runtime_error("cannot write CSV rows to " + file.string());
   }

@@ -46,8 +46,8 @@ bool state_base::try_push(continuation* c) noexcept {
   do {
     if (head == ready_tag()) return false;
     c->next = head;
-  } while (!head_.compare_exchange_weak(head, c, std::memory_order_acq_rel,
-                                        std::memory_order_acquire));
+  } while (
+      !head_.compare_exchange_weak(head, c, std::memory_order_acq_rel, std::memory_order_acquire));
   return true;
 }
 

@@ -14,9 +14,13 @@ actor::~actor() {
   if (ptr_ != nullptr) ptr_->release_strong_ref();
 }
 
-actor_id actor::id() const noexcept { return ptr_ != nullptr ? ptr_->id() : 0; }
+actor_id actor::id() const noexcept {
+  return ptr_ != nullptr ? ptr_->id() : 0;
+}
 
-actor_addr actor::address() const noexcept { return actor_addr{ptr_}; }
+actor_addr actor::address() const noexcept {
+  return actor_addr{ptr_};
+}
 
 actor_addr::actor_addr(abstract_actor* ptr) noexcept : ptr_(ptr) {
   if (ptr_ != nullptr) {
@@ -170,8 +174,8 @@ void abstract_actor::bounce(mailbox_element& element, const error& reason) {
       element,
       error{errc::request_receiver_down, "request to " + description() + " failed: the actor " +
                                              "has ended (" + std::string{to_string(reason.code())} +
-                                             (reason.what()[0] != '\0' ? ": " : "") + reason.what() +
-                                             ")"},
+                                             (reason.what()[0] != '\0' ? ": " : "") +
+                                             reason.what() + ")"},
       this);
 }
 

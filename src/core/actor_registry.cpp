@@ -4,7 +4,8 @@ namespace troupe {
 
 void actor_registry::put(const std::string& name, const actor& handle) {
   if (!handle)
-    throw error(errc::invalid_argument, "actor_registry::put: empty handle for name '" + name + "'");
+    throw error(errc::invalid_argument,
+                "actor_registry::put: empty handle for name '" + name + "'");
   {
     std::lock_guard guard{mutex_};
     entries_[name] = handle;

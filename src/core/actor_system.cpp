@@ -83,8 +83,9 @@ std::size_t actor_system::stop_remaining_actors() {
   for (auto& a : remaining)
     a->enqueue(make_mailbox_element(
         {}, {}, {},
-        exit_msg{{}, error{errc::user_shutdown, a->description() +
-                                                    " ended: its actor system shut down"}}));
+        exit_msg{
+            {},
+            error{errc::user_shutdown, a->description() + " ended: its actor system shut down"}}));
   return remaining.size();
 }
 

@@ -11,7 +11,8 @@ namespace troupe {
 
 namespace {
 
-std::size_t parse_count(const std::string& where, const std::string& text) {
+std::size_t parse_count(const std::string& where, const std::string& text,
+                        bool zero_allowed = false) {
   std::size_t value = 0;
   bool digits = !text.empty();
   for (char c : text) {
@@ -21,15 +22,18 @@ std::size_t parse_count(const std::string& where, const std::string& text) {
     }
     value = value * 10 + static_cast<std::size_t>(c - '0');
   }
-  if (!digits || value == 0 || value > 100000)
-    throw error(errc::invalid_argument, where + ": expected a positive integer (at most 100000), "
-                                            "found '" + text + "'");
+  if (!digits || (value == 0 && !zero_allowed) || value > 100000)
+    throw error(errc::invalid_argument,
+                where +
+                    (zero_allowed ? ": expected an integer from 0 (one per hardware thread)"
+                                  : ": expected an integer from 1") +
+                    " to 100000, found '" + text + "'");
   return value;
 }
 
 void read_environment(config& cfg) {
   if (const char* value = std::getenv("TROUPE_THREADS"))
-    cfg.threads = parse_count("environment variable TROUPE_THREADS", value);
+    cfg.threads = parse_count("environment variable TROUPE_THREADS", value, true);
   if (const char* value = std::getenv("TROUPE_THROUGHPUT"))
     cfg.throughput = parse_count("environment variable TROUPE_THROUGHPUT", value);
 }
@@ -52,7 +56,8 @@ config::config(int argc, const char* const* argv) {
   } catch (const CLI::ParseError& e) {
     throw error(errc::invalid_argument, std::string{"command line: "} + e.what());
   }
-  if (!threads_text.empty()) threads = parse_count("command-line option --troupe.threads", threads_text);
+  if (!threads_text.empty())
+    threads = parse_count("command-line option --troupe.threads", threads_text, true);
   if (!throughput_text.empty())
     throughput = parse_count("command-line option --troupe.throughput", throughput_text);
 

@@ -29,7 +29,9 @@ void event_based_actor::become(behavior b) {
   behaviors_.push_back(std::move(b));
 }
 
-void event_based_actor::become(keep_behavior_t, behavior b) { behaviors_.push_back(std::move(b)); }
+void event_based_actor::become(keep_behavior_t, behavior b) {
+  behaviors_.push_back(std::move(b));
+}
 
 void event_based_actor::unbecome() {
   if (!behaviors_.empty()) behaviors_.pop_back();
@@ -56,7 +58,8 @@ response_handle event_based_actor::request_impl(
   pending_[mid.sequence()].timeout = nullptr;
   if (timeout) {
     auto deadline = std::chrono::steady_clock::now() + *timeout;
-    auto description_text = "request to " + (receiver ? receiver->description() : "an empty handle");
+    auto description_text =
+        "request to " + (receiver ? receiver->description() : "an empty handle");
     pending_[mid.sequence()].timeout =
         system().timers().schedule(deadline, [addr = actor_addr{this}, mid, description_text] {
           if (auto target = addr.lock())
@@ -68,14 +71,14 @@ response_handle event_based_actor::request_impl(
   if (receiver) {
     receiver->enqueue(std::move(element));
   } else {
-    enqueue(make_mailbox_element({}, mid.response_id(), {},
-                                 error{errc::invalid_argument, "request to an empty actor handle"}));
+    enqueue(
+        make_mailbox_element({}, mid.response_id(), {},
+                             error{errc::invalid_argument, "request to an empty actor handle"}));
   }
   return response_handle{this, mid};
 }
 
-void event_based_actor::add_response_handler(message_id mid,
-                                             std::function<void(message&)> on_value,
+void event_based_actor::add_response_handler(message_id mid, std::function<void(message&)> on_value,
                                              std::function<void(error&)> on_error) {
   auto& entry = pending_[mid.sequence()];
   entry.on_value = std::move(on_value);
@@ -93,10 +96,9 @@ void event_based_actor::delegate_message(const actor& receiver, message content)
   if (receiver) {
     receiver->enqueue(std::move(element));
   } else {
-    detail::respond_with_error(*element,
-                               error{errc::invalid_argument, description() +
-                                                                 " delegated to an empty handle"},
-                               this);
+    detail::respond_with_error(
+        *element, error{errc::invalid_argument, description() + " delegated to an empty handle"},
+        this);
   }
 }
 
@@ -285,9 +287,9 @@ void event_based_actor::handle_unexpected(mailbox_element& element) {
     return;
   }
   if (element.mid.is_request()) {
-    reply(make_message(error{errc::unexpected_message,
-                             description() + " has no handler for a message of " +
-                                 element.content.type_names()}));
+    reply(make_message(
+        error{errc::unexpected_message,
+              description() + " has no handler for a message of " + element.content.type_names()}));
     return;
   }
   std::fprintf(stderr, "troupe: %s dropped a message of %s: no handler matches it\n",

@@ -15,8 +15,9 @@ std::string type_name(const std::type_info& type) {
       abi::__cxa_demangle(type.name(), nullptr, nullptr, &status), std::free};
   std::string result = status == 0 && name ? name.get() : type.name();
   // The standard library's long spelling of std::string helps nobody.
-  const std::string long_string = "std::__cxx11::basic_string<char, std::char_traits<char>, "
-                                  "std::allocator<char> >";
+  const std::string long_string =
+      "std::__cxx11::basic_string<char, std::char_traits<char>, "
+      "std::allocator<char> >";
   for (auto pos = result.find(long_string); pos != std::string::npos;
        pos = result.find(long_string, pos))
     result.replace(pos, long_string.size(), "std::string");
@@ -39,9 +40,9 @@ void message::check(std::size_t index, const std::type_info& wanted) const {
     throw error(errc::invalid_argument, "message::get_as: index " + std::to_string(index) +
                                             " is out of range for a message of " + type_names());
   if (*types()->types[index] != wanted)
-    throw error(errc::invalid_argument,
-                "message::get_as: element " + std::to_string(index) + " of " + type_names() +
-                    " is not a " + detail::type_name(wanted));
+    throw error(errc::invalid_argument, "message::get_as: element " + std::to_string(index) +
+                                            " of " + type_names() + " is not a " +
+                                            detail::type_name(wanted));
 }
 
 }  // namespace troupe

@@ -24,12 +24,12 @@ void response_promise::deliver_message(message result) {
 response_promise::state::~state() {
   if (done.load(std::memory_order_acquire) || !mid.is_request()) return;
   auto responder = self.lock();
-  detail::route_result(sender, mid, stages,
-                       make_message(error{errc::broken_promise,
-                                          "the response promise of actor #" +
-                                              std::to_string(self.id()) +
-                                              " was destroyed without a response"}),
-                       responder.get());
+  detail::route_result(
+      sender, mid, stages,
+      make_message(error{errc::broken_promise, "the response promise of actor #" +
+                                                   std::to_string(self.id()) +
+                                                   " was destroyed without a response"}),
+      responder.get());
 }
 
 }  // namespace troupe

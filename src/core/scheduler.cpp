@@ -129,7 +129,9 @@ scheduler::scheduler(std::size_t threads, std::size_t spin_rounds) : spin_rounds
   for (std::size_t i = 0; i < threads; ++i) workers_.push_back(std::make_unique<worker>(*this, i));
 }
 
-scheduler::~scheduler() { stop(); }
+scheduler::~scheduler() {
+  stop();
+}
 
 void scheduler::start() {
   running_.store(true, std::memory_order_release);

@@ -84,7 +84,9 @@ response_promise blocking_actor::make_response_promise() {
 scoped_actor::scoped_actor(actor_system& system)
     : impl_(new blocking_actor(system)), handle_(actor::adopt(impl_)) {}
 
-scoped_actor::~scoped_actor() { impl_->stop({}); }
+scoped_actor::~scoped_actor() {
+  impl_->stop({});
+}
 
 void send_exit(const actor& receiver, error reason) {
   if (receiver)

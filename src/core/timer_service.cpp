@@ -4,7 +4,9 @@ namespace troupe::detail {
 
 timer_service::timer_service() : thread_([this] { loop(); }) {}
 
-timer_service::~timer_service() { stop(); }
+timer_service::~timer_service() {
+  stop();
+}
 
 timer_service::handle timer_service::schedule(clock::time_point deadline,
                                               std::function<void()> action) {

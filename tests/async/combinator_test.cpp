@@ -71,7 +71,8 @@ TEST(when_any, reports_the_first_ready_input) {
 }
 
 TEST(when_any, variadic_and_empty) {
-  auto any = troupe::when_any(troupe::make_ready_future(std::string{"x"}), troupe::make_ready_future(2));
+  auto any =
+      troupe::when_any(troupe::make_ready_future(std::string{"x"}), troupe::make_ready_future(2));
   EXPECT_EQ(any.get().index, 0u);
   auto none = troupe::when_any(std::vector<troupe::future<int>>{}).get();
   EXPECT_EQ(none.index, std::numeric_limits<std::size_t>::max());
@@ -81,7 +82,9 @@ TEST(dataflow, calls_with_values_once_all_inputs_are_ready) {
   troupe::promise<int> a;
   troupe::promise<void> gate;
   auto result = troupe::dataflow(
-      [](int x, double y, const std::string& z) { return z + std::to_string(x + static_cast<int>(y)); },
+      [](int x, double y, const std::string& z) {
+        return z + std::to_string(x + static_cast<int>(y));
+      },
       a.get_future(), gate.get_future(), 2.0, std::string{"sum="});
   a.set_value(40);
   EXPECT_FALSE(result.is_ready());
@@ -91,9 +94,13 @@ TEST(dataflow, calls_with_values_once_all_inputs_are_ready) {
 
 TEST(dataflow, an_input_error_skips_the_function) {
   bool called = false;
-  auto result = troupe::dataflow([&](int, int) { called = true; return 0; },
-                                 troupe::make_ready_future(1),
-                                 troupe::make_exceptional_future<int>(std::runtime_error{"lost"}));
+  auto result = troupe::dataflow(
+      [&](int, int) {
+        called = true;
+        return 0;
+      },
+      troupe::make_ready_future(1),
+      troupe::make_exceptional_future<int>(std::runtime_error{"lost"}));
   EXPECT_THROW(result.get(), std::runtime_error);
   EXPECT_FALSE(called);
 }

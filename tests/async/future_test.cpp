@@ -94,12 +94,12 @@ TEST(future, value_set_before_and_after_get) {
 
 TEST(future, then_chain_passes_values_and_unwraps_returned_futures) {
   troupe::promise<int> p;
-  auto f = p.get_future()
-               .then(troupe::inline_execution, [](int x) { return x + 1; })
-               .then(troupe::inline_execution, [](int x) { return troupe::make_ready_future(x * 10); })
-               .then(troupe::inline_execution, [](troupe::future<int> ready) {
-                 return std::to_string(ready.get());
-               });
+  auto f =
+      p.get_future()
+          .then(troupe::inline_execution, [](int x) { return x + 1; })
+          .then(troupe::inline_execution, [](int x) { return troupe::make_ready_future(x * 10); })
+          .then(troupe::inline_execution,
+                [](troupe::future<int> ready) { return std::to_string(ready.get()); });
   static_assert(std::is_same_v<decltype(f), troupe::future<std::string>>);
   p.set_value(4);
   EXPECT_EQ(f.get(), "50");
@@ -109,7 +109,11 @@ TEST(future, errors_skip_value_continuations_and_reach_the_end) {
   troupe::promise<int> p;
   int calls = 0;
   auto f = p.get_future()
-               .then(troupe::inline_execution, [&](int x) { ++calls; return x; })
+               .then(troupe::inline_execution,
+                     [&](int x) {
+                       ++calls;
+                       return x;
+                     })
                .then(troupe::inline_execution, [&](int) { ++calls; });
   p.set_exception(std::make_exception_ptr(std::runtime_error{"sensor offline"}));
   EXPECT_THROW(
@@ -126,9 +130,8 @@ TEST(future, errors_skip_value_continuations_and_reach_the_end) {
 }
 
 TEST(future, a_throwing_continuation_fails_its_future) {
-  auto f = troupe::make_ready_future(1).then(troupe::inline_execution, [](int) -> int {
-    throw std::logic_error{"bad step"};
-  });
+  auto f = troupe::make_ready_future(1).then(
+      troupe::inline_execution, [](int) -> int { throw std::logic_error{"bad step"}; });
   EXPECT_THROW(f.get(), std::logic_error);
 }
 
@@ -194,7 +197,8 @@ TEST(future, continuations_default_to_the_promise_executor) {
 TEST(future, inline_continuation_runs_on_the_completing_thread) {
   troupe::promise<void> p;
   std::thread::id ran_on;
-  auto f = p.get_future().then(troupe::inline_execution, [&] { ran_on = std::this_thread::get_id(); });
+  auto f =
+      p.get_future().then(troupe::inline_execution, [&] { ran_on = std::this_thread::get_id(); });
   std::thread producer{[&] { p.set_value(); }};
   auto producer_id = producer.get_id();
   producer.join();
@@ -211,9 +215,8 @@ TEST(shared_future, many_readers_and_continuations) {
     for (int x : v) s += x;
     return s;
   });
-  auto size = copy.then(troupe::inline_execution, [](troupe::shared_future<std::vector<int>> f) {
-    return f.get().size();
-  });
+  auto size = copy.then(troupe::inline_execution,
+                        [](troupe::shared_future<std::vector<int>> f) { return f.get().size(); });
   p.set_value(std::vector<int>{1, 2, 3});
   EXPECT_EQ(sum.get(), 6);
   EXPECT_EQ(size.get(), 3u);

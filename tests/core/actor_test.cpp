@@ -41,8 +41,7 @@ TEST(actor, first_matching_handler_wins_and_void_handlers_answer_empty) {
   actor_system sys{two_threads()};
   std::atomic<int> pings{0};
   auto a = sys.spawn([&](event_based_actor*) {
-    return behavior{[](int x) { return x * 2; },
-                    [](const std::string& s) { return s + "!"; },
+    return behavior{[](int x) { return x * 2; }, [](const std::string& s) { return s + "!"; },
                     [&](double) { ++pings; }};
   });
   EXPECT_EQ(troupe::request<int>(a, 21).get(), 42);
@@ -97,7 +96,9 @@ TEST(actor, become_and_unbecome_switch_behaviors) {
       return std::string{"off"};
     }};
   });
-  auto ask = [&](const char* cmd) { return troupe::request<std::string>(light, std::string{cmd}).get(); };
+  auto ask = [&](const char* cmd) {
+    return troupe::request<std::string>(light, std::string{cmd}).get();
+  };
   EXPECT_EQ(ask("status"), "off");
   EXPECT_EQ(ask("on"), "off");
   EXPECT_EQ(ask("status"), "on");

@@ -25,8 +25,8 @@ std::string error_text(int argc, const char* const* argv) {
 }
 
 TEST(config, command_line_options_are_taken_and_removed) {
-  const char* argv[] = {"prog", "--troupe.threads=3", "input.dat", "--troupe.throughput", "50",
-                        "--verbose"};
+  const char* argv[] = {"prog", "--troupe.threads=3", "input.dat", "--troupe.throughput",
+                        "50",   "--verbose"};
   troupe::config cfg{6, argv};
   EXPECT_EQ(cfg.threads, 3u);
   EXPECT_EQ(cfg.throughput, 50u);
@@ -45,8 +45,12 @@ TEST(config, environment_applies_and_command_line_wins) {
 }
 
 TEST(config, bad_values_and_unknown_options_are_named) {
-  const char* zero[] = {"prog", "--troupe.threads=0"};
-  EXPECT_NE(error_text(2, zero).find("--troupe.threads"), std::string::npos);
+  const char* zero[] = {"prog", "--troupe.throughput=0"};
+  EXPECT_NE(error_text(2, zero).find("--troupe.throughput"), std::string::npos);
+  const char* many[] = {"prog", "--troupe.threads=1000000"};
+  EXPECT_NE(error_text(2, many).find("--troupe.threads"), std::string::npos);
+  const char* hardware[] = {"prog", "--troupe.threads=0"};
+  EXPECT_EQ(troupe::config(2, hardware).threads, 0u);  // 0 asks for one per hardware thread
   const char* word[] = {"prog", "--troupe.throughput=lots"};
   EXPECT_NE(error_text(2, word).find("'lots'"), std::string::npos);
   const char* unknown[] = {"prog", "--troupe.thread=4"};

@@ -42,10 +42,10 @@ TEST(failure, exception_in_a_handler_ends_only_that_actor_and_reaches_monitors) 
   auto bystander = sys.spawn([](int x) { return x; });
   troupe::scoped_actor observer{sys};
   observer->send(sys.spawn([fragile](event_based_actor* self) {
-                   self->monitor(fragile);
-                   self->set_down_handler([self](down_msg& down) { self->quit(down.reason); });
-                   return behavior{[](int) {}};
-                 }),
+    self->monitor(fragile);
+    self->set_down_handler([self](down_msg& down) { self->quit(down.reason); });
+    return behavior{[](int) {}};
+  }),
                  0);
 
   auto failure = error_of(troupe::request<int>(fragile, -1));
@@ -77,9 +77,8 @@ TEST(failure, request_to_a_dead_actor_fails_at_once) {
 
 TEST(failure, queued_requests_fail_when_their_receiver_quits) {
   actor_system sys{two_threads()};
-  auto a = sys.spawn([](event_based_actor* self) {
-    return behavior{[self](int) { self->quit(); }};
-  });
+  auto a =
+      sys.spawn([](event_based_actor* self) { return behavior{[self](int) { self->quit(); }}; });
   std::vector<troupe::future<int>> pending;
   for (int i = 0; i < 10; ++i) pending.push_back(troupe::request<int>(a, i));
   int failed = 0;
@@ -173,9 +172,8 @@ TEST(failure, links_propagate_abnormal_exits_and_can_be_trapped) {
 
 TEST(failure, normal_exit_does_not_propagate_but_kill_cannot_be_trapped) {
   actor_system sys{two_threads()};
-  auto quitter = sys.spawn([](event_based_actor* self) {
-    return behavior{[self](int) { self->quit(); }};
-  });
+  auto quitter =
+      sys.spawn([](event_based_actor* self) { return behavior{[self](int) { self->quit(); }}; });
   auto linked = sys.spawn([quitter](event_based_actor* self) {
     self->link_to(quitter);
     self->set_exit_handler([](exit_msg&) {});
@@ -191,7 +189,8 @@ TEST(failure, normal_exit_does_not_propagate_but_kill_cannot_be_trapped) {
 
 TEST(failure, monitoring_a_dead_actor_delivers_down_at_once) {
   actor_system sys{two_threads()};
-  auto a = sys.spawn([](event_based_actor* self) { return behavior{[self](int) { self->quit(); }}; });
+  auto a =
+      sys.spawn([](event_based_actor* self) { return behavior{[self](int) { self->quit(); }}; });
   troupe::request<void>(a, 1).get();
   troupe::scoped_actor self{sys};
   for (int i = 0; i < 500 && !a->is_terminated(); ++i) std::this_thread::sleep_for(1ms);

@@ -38,7 +38,8 @@ behavior skynet_node(event_based_actor* self, actor parent, std::int64_t first, 
     return {};
   }
   auto step = size / 10;
-  for (std::int64_t i = 0; i < 10; ++i) self->spawn(skynet_node, self->self(), first + i * step, step);
+  for (std::int64_t i = 0; i < 10; ++i)
+    self->spawn(skynet_node, self->self(), first + i * step, step);
   auto received = std::make_shared<int>(0);
   auto total = std::make_shared<std::int64_t>(0);
   return {[self, parent, received, total](std::int64_t part) {

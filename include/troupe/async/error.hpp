@@ -9,9 +9,9 @@ namespace troupe {
 
 /// What went wrong, as a number a program can branch on. `error::what()` says the rest.
 enum class errc : std::uint8_t {
-  none = 0,               ///< no error; also the exit reason of an actor that quit normally
-  invalid_argument,       ///< a call got an argument it cannot use
-  broken_promise,         ///< a promise was destroyed before it was satisfied
+  none = 0,          ///< no error; also the exit reason of an actor that quit normally
+  invalid_argument,  ///< a call got an argument it cannot use
+  broken_promise,    ///< a promise was destroyed before it was satisfied
   promise_already_satisfied,
   no_state,               ///< a future or promise was used after it was moved from or consumed
   unexpected_message,     ///< no handler of the receiver matches the message

@@ -235,8 +235,7 @@ class future {
     auto out = detail::make_counted<detail::shared_state<U>>(inherited_executor(ex));
     auto* src = state_.get();
     src->attach(detail::make_continuation(
-        std::move(ex),
-        [src = std::move(state_), out, fn = std::forward<F>(f)]() mutable noexcept {
+        std::move(ex), [src = std::move(state_), out, fn = std::forward<F>(f)]() mutable noexcept {
           if constexpr (detail::takes_future_v<T, F>) {
             detail::complete_with(out, [&] { return fn(future<T>{std::move(src)}); });
           } else if (src->has_error()) {

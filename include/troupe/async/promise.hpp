@@ -18,7 +18,8 @@ class promise {
 
   /// Continuations of the future default to `ex`.
   explicit promise(executor& ex)
-      : state_(detail::make_counted<detail::shared_state<T>>(detail::intrusive_ptr<executor>{&ex})) {}
+      : state_(
+            detail::make_counted<detail::shared_state<T>>(detail::intrusive_ptr<executor>{&ex})) {}
 
   promise(promise&&) noexcept = default;
   promise& operator=(promise&& other) noexcept {

@@ -25,8 +25,8 @@ template <class Future>
 state_base* state_of(Future& f, const char* operation) {
   auto& s = future_access::state(f);
   if (!s)
-    throw error(errc::no_state, std::string{operation} +
-                                    ": an input future has no state (moved from or consumed)");
+    throw error(errc::no_state,
+                std::string{operation} + ": an input future has no state (moved from or consumed)");
   return s.get();
 }
 
@@ -35,7 +35,9 @@ template <class Sequence>
 class when_all_frame {
  public:
   when_all_frame(Sequence inputs, std::size_t count)
-      : inputs_(std::move(inputs)), nodes_(new arrival_node<when_all_frame>[count]), remaining_(count) {}
+      : inputs_(std::move(inputs)),
+        nodes_(new arrival_node<when_all_frame>[count]),
+        remaining_(count) {}
 
   /// Attaches to every input state. The frame may be gone when this returns.
   future<Sequence> start(const std::vector<state_base*>& states) {
@@ -68,8 +70,8 @@ class when_all_frame {
 /// A future that becomes ready when every input is ready (with or without error); it holds the
 /// inputs, ready, in their original order.
 template <class Future>
-  requires detail::is_future_v<Future>
-future<std::vector<Future>> when_all(std::vector<Future> inputs) {
+requires detail::is_future_v<Future> future<std::vector<Future>> when_all(
+    std::vector<Future> inputs) {
   if (inputs.empty()) return make_ready_future(std::vector<Future>{});
   std::vector<detail::state_base*> states;
   states.reserve(inputs.size());
@@ -80,17 +82,18 @@ future<std::vector<Future>> when_all(std::vector<Future> inputs) {
 
 /// when_all over an iterator range; the futures are moved out of it.
 template <class Iterator>
-  requires detail::is_future_v<typename std::iterator_traits<Iterator>::value_type>
+requires detail::is_future_v<typename std::iterator_traits<Iterator>::value_type>
 auto when_all(Iterator first, Iterator last) {
   using future_type = typename std::iterator_traits<Iterator>::value_type;
-  return when_all(std::vector<future_type>(std::make_move_iterator(first),
-                                           std::make_move_iterator(last)));
+  return when_all(
+      std::vector<future_type>(std::make_move_iterator(first), std::make_move_iterator(last)));
 }
 
 /// Variadic when_all: a future of a tuple of the ready inputs.
 template <class... Futures>
-  requires(sizeof...(Futures) > 0 && (detail::is_future_v<Futures> && ...))
-future<std::tuple<std::decay_t<Futures>...>> when_all(Futures&&... inputs) {
+requires(sizeof...(Futures) > 0 &&
+         (detail::is_future_v<Futures> &&
+          ...)) future<std::tuple<std::decay_t<Futures>...>> when_all(Futures&&... inputs) {
   using sequence = std::tuple<std::decay_t<Futures>...>;
   std::vector<detail::state_base*> states{detail::state_of(inputs, "when_all")...};
   auto* frame = new detail::when_all_frame<sequence>(sequence{std::move(inputs)...}, states.size());

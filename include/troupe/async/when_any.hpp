@@ -26,7 +26,9 @@ class when_any_frame {
   using result_type = when_any_result<Sequence>;
 
   when_any_frame(Sequence inputs, std::size_t count)
-      : inputs_(std::move(inputs)), nodes_(new arrival_node<when_any_frame>[count]), pending_(count) {}
+      : inputs_(std::move(inputs)),
+        nodes_(new arrival_node<when_any_frame>[count]),
+        pending_(count) {}
 
   future<result_type> start(const std::vector<state_base*>& states) {
     out_ = make_counted<shared_state<result_type>>(states.front()->default_executor());
@@ -61,8 +63,8 @@ class when_any_frame {
 /// A future that becomes ready as soon as one input is ready. An empty input gives a ready
 /// result whose index is the largest size_t.
 template <class Future>
-  requires detail::is_future_v<Future>
-future<when_any_result<std::vector<Future>>> when_any(std::vector<Future> inputs) {
+requires detail::is_future_v<Future> future<when_any_result<std::vector<Future>>> when_any(
+    std::vector<Future> inputs) {
   if (inputs.empty()) return make_ready_future(when_any_result<std::vector<Future>>{});
   std::vector<detail::state_base*> states;
   states.reserve(inputs.size());
@@ -72,16 +74,16 @@ future<when_any_result<std::vector<Future>>> when_any(std::vector<Future> inputs
 }
 
 template <class Iterator>
-  requires detail::is_future_v<typename std::iterator_traits<Iterator>::value_type>
+requires detail::is_future_v<typename std::iterator_traits<Iterator>::value_type>
 auto when_any(Iterator first, Iterator last) {
   using future_type = typename std::iterator_traits<Iterator>::value_type;
-  return when_any(std::vector<future_type>(std::make_move_iterator(first),
-                                           std::make_move_iterator(last)));
+  return when_any(
+      std::vector<future_type>(std::make_move_iterator(first), std::make_move_iterator(last)));
 }
 
 template <class... Futures>
-  requires(sizeof...(Futures) > 0 && (detail::is_future_v<Futures> && ...))
-future<when_any_result<std::tuple<std::decay_t<Futures>...>>> when_any(Futures&&... inputs) {
+requires(sizeof...(Futures) > 0 && (detail::is_future_v<Futures> && ...))
+    future<when_any_result<std::tuple<std::decay_t<Futures>...>>> when_any(Futures&&... inputs) {
   using sequence = std::tuple<std::decay_t<Futures>...>;
   std::vector<detail::state_base*> states{detail::state_of(inputs, "when_any")...};
   auto* frame = new detail::when_any_frame<sequence>(sequence{std::move(inputs)...}, states.size());

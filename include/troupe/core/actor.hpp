@@ -85,9 +85,7 @@ class actor_addr {
   friend bool operator==(const actor_addr& a, const actor_addr& b) noexcept {
     return a.ptr_ == b.ptr_;
   }
-  friend bool operator==(const actor_addr& a, const actor& b) noexcept {
-    return a.ptr_ == b.get();
-  }
+  friend bool operator==(const actor_addr& a, const actor& b) noexcept { return a.ptr_ == b.get(); }
 
  private:
   abstract_actor* ptr_ = nullptr;

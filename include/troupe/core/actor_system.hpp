@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <type_traits>
 #include <utility>
 
@@ -28,16 +29,20 @@ class function_actor final : public event_based_actor {
       : event_based_actor(system, "actor"), init_(std::move(init)) {}
 
   behavior make_behavior() override {
+    // Runs once; the function and what it captured are released right after, so spawn
+    // arguments (handles, say) live only as long as the behavior keeps them.
+    auto init = std::move(*init_);
+    init_.reset();
     if constexpr (std::is_void_v<std::invoke_result_t<Init&, event_based_actor*>>) {
-      init_(this);
+      init(this);
       return {};
     } else {
-      return init_(this);
+      return init(this);
     }
   }
 
  private:
-  Init init_;
+  std::optional<Init> init_;
 };
 
 }  // namespace detail
@@ -76,8 +81,7 @@ class actor_system {
   /// Spawns an actor of class `Impl` (derived from event_based_actor), constructed with
   /// `(actor_system&, args...)`.
   template <class Impl, class... Args>
-    requires std::is_base_of_v<event_based_actor, Impl>
-  actor spawn(Args&&... args) {
+  requires std::is_base_of_v<event_based_actor, Impl> actor spawn(Args&&... args) {
     return launch(new Impl(*this, std::forward<Args>(args)...));
   }
 
@@ -85,8 +89,7 @@ class actor_system {
   /// returns the actor's behavior (or sets it with become); or, without extra arguments, a
   /// plain handler such as `[](int a, int b) { return a + b; }`, which becomes the behavior.
   template <class F, class... Args>
-    requires(!std::is_base_of_v<event_based_actor, F>)
-  actor spawn(F f, Args... args) {
+  requires(!std::is_base_of_v<event_based_actor, F>) actor spawn(F f, Args... args) {
     if constexpr (std::is_invocable_v<F&, event_based_actor*, Args&...>) {
       auto init = [f = std::move(f), ... args = std::move(args)](event_based_actor* self) mutable {
         return f(self, args...);
@@ -126,9 +129,15 @@ class actor_system {
   std::size_t live_count_ = 0;
 };
 
-template <class... Args>
-actor event_based_actor::spawn(Args&&... args) {
-  return system().spawn(std::forward<Args>(args)...);
+template <class Impl, class... Args>
+requires std::is_base_of_v<event_based_actor, Impl> actor event_based_actor::spawn(Args&&... args) {
+  return system().spawn<Impl>(std::forward<Args>(args)...);
+}
+
+template <class F, class... Args>
+requires(!std::is_base_of_v<event_based_actor, F>) actor event_based_actor::spawn(F f,
+                                                                                  Args... args) {
+  return system().spawn(std::move(f), std::move(args)...);
 }
 
 }  // namespace troupe

@@ -80,7 +80,8 @@ bool try_invoke_with(F& f, message& msg, OnResult& on_result, type_list<Args...>
     } else {
       on_result(f(element_for<Args>(msg, Is)...));
     }
-  }(std::index_sequence_for<Args...>{});
+  }
+  (std::index_sequence_for<Args...>{});
   return true;
 }
 
@@ -151,8 +152,7 @@ class behavior {
   behavior() noexcept = default;
 
   template <class F, class... Fs>
-    requires(!std::is_same_v<std::decay_t<F>, behavior>)
-  behavior(F f, Fs... fs)
+  requires(!std::is_same_v<std::decay_t<F>, behavior>) behavior(F f, Fs... fs)
       : impl_(detail::make_counted<handlers<F, Fs...>>(std::move(f), std::move(fs)...)) {}
 
   // -- properties -----------------------------------------------------------
@@ -176,8 +176,8 @@ class behavior {
     explicit handlers(Fs... fs) : functions(std::move(fs)...) {}
     bool invoke(message& msg, detail::response_context& context) override {
       detail::result_sink sink{context};
-      return std::apply(
-          [&](auto&... f) { return (detail::try_invoke(f, msg, sink) || ...); }, functions);
+      return std::apply([&](auto&... f) { return (detail::try_invoke(f, msg, sink) || ...); },
+                        functions);
     }
     std::tuple<Fs...> functions;
   };

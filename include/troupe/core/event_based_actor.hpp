@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -112,9 +113,12 @@ class event_based_actor : public abstract_actor, public job, private detail::res
   /// Takes over answering the current message; deliver through the promise later.
   response_promise make_response_promise() override;
 
-  /// Spawns another actor in this actor's system (defined in actor_system.hpp).
-  template <class... Args>
-  actor spawn(Args&&... args);
+  /// Spawns another actor in this actor's system, like actor_system::spawn (both are defined
+  /// in actor_system.hpp).
+  template <class Impl, class... Args>
+  requires std::is_base_of_v<event_based_actor, Impl> actor spawn(Args&&... args);
+  template <class F, class... Args>
+  requires(!std::is_base_of_v<event_based_actor, F>) actor spawn(F f, Args... args);
 
   // -- monitoring and linking -----------------------------------------------
 
@@ -207,10 +211,12 @@ void response_handle::then(OnValue on_value, OnError on_error) {
       error_fn(e);
       return;
     }
-    error e{errc::unexpected_response,
-            "response handler expected " +
-                detail::type_names(detail::type_list_info_of<typename detail::callable_traits<OnValue>::args>::get()) +
-                " but the response was " + msg.type_names()};
+    error e{
+        errc::unexpected_response,
+        "response handler expected " +
+            detail::type_names(
+                detail::type_list_info_of<typename detail::callable_traits<OnValue>::args>::get()) +
+            " but the response was " + msg.type_names()};
     error_fn(e);
   };
   self_->add_response_handler(mid_, std::move(value_fn), error_fn);

@@ -123,7 +123,8 @@ class message {
 
   /// Element `index` for writing; copies the data first if it is shared.
   void* mutable_at(std::size_t index) {
-    if (!data_->unique()) data_ = detail::intrusive_ptr<detail::message_data>{data_->copy(), detail::adopt_ref};
+    if (!data_->unique())
+      data_ = detail::intrusive_ptr<detail::message_data>{data_->copy(), detail::adopt_ref};
     return data_->at(index);
   }
 

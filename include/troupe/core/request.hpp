@@ -82,8 +82,8 @@ future<R> request_from_outside(const actor& receiver,
   auto sink_handle = actor::adopt(sink);
   if (timeout) {
     auto what = "request to " + receiver->description() + " timed out";
-    sink->timeout = system.timers().schedule(
-        std::chrono::steady_clock::now() + *timeout, [state, what] {
+    sink->timeout =
+        system.timers().schedule(std::chrono::steady_clock::now() + *timeout, [state, what] {
           state->try_set_error(std::make_exception_ptr(error{errc::request_timeout, what}));
         });
   }
@@ -119,8 +119,7 @@ future<R> request(const actor& receiver, Ts&&... xs) {
 
 /// Like request(receiver, xs...), failing with errc::request_timeout after `timeout`.
 template <class R = message, class Rep, class Period, class... Ts>
-future<R> request(const actor& receiver, std::chrono::duration<Rep, Period> timeout,
-                  Ts&&... xs) {
+future<R> request(const actor& receiver, std::chrono::duration<Rep, Period> timeout, Ts&&... xs) {
   return detail::request_from_outside<R>(
       receiver, std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout),
       make_message(std::forward<Ts>(xs)...));

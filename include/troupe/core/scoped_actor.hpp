@@ -47,6 +47,15 @@ class blocking_actor final : public abstract_actor, private detail::response_con
                          behavior{std::move(handlers)...});
   }
 
+  /// Delivers a down_msg to this actor when `other` ends.
+  void monitor(const actor& other) {
+    if (other) other->add_monitor(actor_addr{this});
+  }
+
+  void demonitor(const actor& other) {
+    if (other) other->remove_monitor(actor_addr{this});
+  }
+
   /// Messages waiting, matched or not.
   std::size_t mailbox_size() const;
 

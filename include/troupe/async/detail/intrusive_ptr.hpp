@@ -62,7 +62,9 @@ class intrusive_ptr {
   T* operator->() const noexcept { return ptr_; }
   T& operator*() const noexcept { return *ptr_; }
   explicit operator bool() const noexcept { return ptr_ != nullptr; }
-  friend bool operator==(const intrusive_ptr& a, const intrusive_ptr& b) { return a.ptr_ == b.ptr_; }
+  friend bool operator==(const intrusive_ptr& a, const intrusive_ptr& b) {
+    return a.ptr_ == b.ptr_;
+  }
 
   // -- operations -----------------------------------------------------------
 

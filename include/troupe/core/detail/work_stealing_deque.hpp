@@ -14,8 +14,7 @@ namespace troupe::detail {
 template <class T>
 class work_stealing_deque {
  public:
-  explicit work_stealing_deque(std::int64_t capacity = 256)
-      : buffer_(new ring(capacity)) {
+  explicit work_stealing_deque(std::int64_t capacity = 256) : buffer_(new ring(capacity)) {
     retired_.emplace_back(buffer_.load(std::memory_order_relaxed));
   }
 
