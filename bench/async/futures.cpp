@@ -7,6 +7,7 @@
 #include <exception>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "async/futures.hpp"
 #include "common/harness.hpp"
@@ -69,15 +70,22 @@ int main(int argc, char** argv) {
                                expected);
       };
 
-      int64_t length = bench.quick() ? 1'000 : 100'000;
-      compare("futures_then_chain_inline", length, length,
-              [&](auto& side) { return side.then_chain_inline(length); });
-      compare("futures_then_chain_pool", length, length,
-              [&](auto& side) { return side.then_chain_pool(length); });
-
-      int64_t count = bench.quick() ? 10'000 : 1'000'000;
-      compare("futures_when_all_sum", count, count * (count - 1) / 2,
-              [&](auto& side) { return side.when_all_sum(count); });
+      // Sizes sweep three decades up to the (100,000 links, 1M futures); --quick runs
+      // only the smallest.
+      auto sizes = [&](int64_t largest) {
+        std::vector<int64_t> result{largest / 100, largest / 10, largest};
+        if (bench.quick()) result.resize(1);
+        return result;
+      };
+      for (int64_t length : sizes(100'000))
+        compare("futures_then_chain_inline", length, length,
+                [&](auto& side) { return side.then_chain_inline(length); });
+      for (int64_t length : sizes(100'000))
+        compare("futures_then_chain_pool", length, length,
+                [&](auto& side) { return side.then_chain_pool(length); });
+      for (int64_t count : sizes(1'000'000))
+        compare("futures_when_all_sum", count, count * (count - 1) / 2,
+                [&](auto& side) { return side.when_all_sum(count); });
     });
   });
 }

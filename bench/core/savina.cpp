@@ -2,6 +2,7 @@
 // (BENCHMARKS.md). Each method's result is checked against its closed form on every run.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/harness.hpp"
 #include "core/savina.hpp"
@@ -9,8 +10,13 @@
 int main(int argc, char** argv) {
   using namespace troupe::bench;
   return run_main("savina", argc, argv, [](harness& bench) {
-    // --quick divides the sizes by about 100.
-    auto size = [&](int64_t full, int64_t quick) { return bench.quick() ? quick : full; };
+    // Each benchmark sweeps its size over three decades (the paper-sized run last); --quick
+    // runs only the smallest.
+    auto sizes = [&](int64_t largest) {
+      std::vector<int64_t> result{largest / 100, largest / 10, largest};
+      if (bench.quick()) result.resize(1);
+      return result;
+    };
     std::string threads = ";threads=" + std::to_string(bench.threads());
 
     // Both systems live for the whole run, so their start-up is never timed.
@@ -28,30 +34,30 @@ int main(int argc, char** argv) {
     };
     auto text = [](int64_t value) { return std::to_string(value); };
 
-    int64_t round_trips = size(1'000'000, 10'000);
-    compare("savina_ping_pong", "n=" + text(round_trips), round_trips,
-            [&](auto& side) { return side.ping_pong(round_trips); });
+    for (int64_t round_trips : sizes(1'000'000))
+      compare("savina_ping_pong", "n=" + text(round_trips), round_trips,
+              [&](auto& side) { return side.ping_pong(round_trips); });
 
     int64_t workers = 64;
-    int64_t messages = size(20'000, 200);
-    compare("savina_fork_join", "actors=" + text(workers) + ";messages=" + text(messages),
-            workers * messages, [&](auto& side) { return side.fork_join(workers, messages); });
+    for (int64_t messages : sizes(20'000))
+      compare("savina_fork_join", "messages=" + text(messages) + ";actors=" + text(workers),
+              workers * messages, [&](auto& side) { return side.fork_join(workers, messages); });
 
-    int64_t increments = size(5'000'000, 50'000);
-    compare("savina_counting", "n=" + text(increments), increments,
-            [&](auto& side) { return side.counting(increments); });
+    for (int64_t increments : sizes(5'000'000))
+      compare("savina_counting", "n=" + text(increments), increments,
+              [&](auto& side) { return side.counting(increments); });
 
     int64_t big_actors = 256;
-    int64_t pings = size(2'000, 20);
-    compare("savina_big", "actors=" + text(big_actors) + ";pings=" + text(pings),
-            big_actors * pings, [&](auto& side) { return side.big(big_actors, pings); });
+    for (int64_t pings : sizes(2'000))
+      compare("savina_big", "pings=" + text(pings) + ";actors=" + text(big_actors),
+              big_actors * pings, [&](auto& side) { return side.big(big_actors, pings); });
 
-    int64_t spawned = size(1'000'000, 10'000);
-    compare("savina_spawn_send", "n=" + text(spawned), spawned,
-            [&](auto& side) { return side.spawn_send(spawned); });
+    for (int64_t spawned : sizes(1'000'000))
+      compare("savina_spawn_send", "n=" + text(spawned), spawned,
+              [&](auto& side) { return side.spawn_send(spawned); });
 
-    int64_t leaves = size(1'000'000, 10'000);
-    compare("savina_skynet", "leaves=" + text(leaves), leaves * (leaves - 1) / 2,
-            [&](auto& side) { return side.skynet(leaves); });
+    for (int64_t leaves : sizes(1'000'000))
+      compare("savina_skynet", "leaves=" + text(leaves), leaves * (leaves - 1) / 2,
+              [&](auto& side) { return side.skynet(leaves); });
   });
 }

@@ -130,11 +130,64 @@ struct then_result {
   using type = typename decltype(probe())::type;
 };
 
+/// What future and shared_future have in common: the state and the ways to wait for it.
+template <class T>
+class future_base {
+ public:
+  // -- properties -----------------------------------------------------------
+
+  /// False when there is no state: default-constructed, moved from, or consumed by get(),
+  /// then() or share() (for a future).
+  bool valid() const noexcept { return static_cast<bool>(state_); }
+
+  bool is_ready() const noexcept { return state_ && state_->is_ready(); }
+
+  /// True once ready with an error.
+  bool has_exception() const noexcept { return is_ready() && state_->has_error(); }
+
+  // -- operations -----------------------------------------------------------
+
+  /// Blocks until ready. On a scheduler worker this runs other jobs meanwhile, so it cannot
+  /// deadlock the scheduler.
+  void wait() const {
+    require_state("future::wait");
+    state_->wait();
+  }
+
+  template <class Rep, class Period>
+  std::future_status wait_for(std::chrono::duration<Rep, Period> timeout) const {
+    require_state("future::wait_for");
+    return state_->wait_until(std::chrono::steady_clock::now() + timeout)
+               ? std::future_status::ready
+               : std::future_status::timeout;
+  }
+
+ protected:
+  using state_ptr = intrusive_ptr<shared_state<T>>;
+
+  future_base() noexcept = default;
+  explicit future_base(state_ptr s) noexcept : state_(std::move(s)) {}
+
+  void require_state(const char* operation) const {
+    if (!state_)
+      throw error(errc::no_state, std::string{operation} +
+                                      ": the future has no state (default-constructed, moved "
+                                      "from, or consumed by get(), then() or share())");
+  }
+
+  /// A continuation's result keeps this future's executor, else takes the one it ran on.
+  intrusive_ptr<executor> inherited_executor(const intrusive_ptr<executor>& ex) const {
+    return state_->default_executor() ? state_->default_executor() : ex;
+  }
+
+  state_ptr state_;
+};
+
 }  // namespace detail
 
 /// The result of an asynchronous operation that is retrieved once. Move-only.
 template <class T>
-class future {
+class future : public detail::future_base<T> {
  public:
   // -- member types ---------------------------------------------------------
 
@@ -148,36 +201,11 @@ class future {
   future(const future&) = delete;
   future& operator=(const future&) = delete;
 
-  // -- properties -----------------------------------------------------------
-
-  /// False after a move, `get()` or `then()`.
-  bool valid() const noexcept { return static_cast<bool>(state_); }
-
-  bool is_ready() const noexcept { return state_ && state_->is_ready(); }
-
-  /// True once ready with an error.
-  bool has_exception() const noexcept { return is_ready() && state_->has_error(); }
-
   // -- operations -----------------------------------------------------------
-
-  /// Blocks until ready. On a scheduler worker this runs other jobs meanwhile, so it cannot
-  /// deadlock the scheduler.
-  void wait() const {
-    require_state("wait");
-    state_->wait();
-  }
-
-  template <class Rep, class Period>
-  std::future_status wait_for(std::chrono::duration<Rep, Period> timeout) const {
-    require_state("wait_for");
-    return state_->wait_until(std::chrono::steady_clock::now() + timeout)
-               ? std::future_status::ready
-               : std::future_status::timeout;
-  }
 
   /// Waits, then returns the value or throws the error. Consumes the future.
   T get() {
-    require_state("get");
+    require_state("future::get");
     state_->wait();
     auto s = std::move(state_);
     if (s->has_error()) std::rethrow_exception(s->error());
@@ -193,7 +221,7 @@ class future {
   /// scheduler for futures the system made), else the current worker's, else inline.
   template <class F>
   auto then(F&& f) {
-    require_state("then");
+    require_state("future::then");
     auto ex = detail::default_continuation_executor(*state_);
     return then_impl(std::move(ex), std::forward<F>(f));
   }
@@ -201,29 +229,26 @@ class future {
   /// Like then(f), on `ex`.
   template <class F>
   auto then(executor& ex, F&& f) {
-    require_state("then");
+    require_state("future::then");
     return then_impl(detail::intrusive_ptr<executor>{&ex}, std::forward<F>(f));
   }
 
   /// Like then(f), run by the thread that makes this future ready (or by the caller, if ready).
   template <class F>
   auto then(inline_execution_t, F&& f) {
-    require_state("then");
+    require_state("future::then");
     return then_impl({}, std::forward<F>(f));
   }
 
  private:
   friend struct detail::future_access;
-  using state_ptr = detail::intrusive_ptr<detail::shared_state<T>>;
+  using base = detail::future_base<T>;
+  using base::inherited_executor;
+  using base::require_state;
+  using base::state_;
+  using typename base::state_ptr;
 
-  explicit future(state_ptr s) noexcept : state_(std::move(s)) {}
-
-  void require_state(const char* operation) const {
-    if (!state_)
-      throw error(errc::no_state, std::string{"future::"} + operation +
-                                      ": this future has no state (it was moved from, or "
-                                      "consumed by get(), then() or share())");
-  }
+  explicit future(state_ptr s) noexcept : base(std::move(s)) {}
 
   template <class F>
   auto then_impl(detail::intrusive_ptr<executor> ex, F&& f) {
@@ -248,17 +273,11 @@ class future {
         }));
     return detail::future_access::make<future<U>>(std::move(out));
   }
-
-  detail::intrusive_ptr<executor> inherited_executor(const detail::intrusive_ptr<executor>& ex) {
-    return state_->default_executor() ? state_->default_executor() : ex;
-  }
-
-  state_ptr state_;
 };
 
 /// A future whose result can be read many times and by many holders. Copyable.
 template <class T>
-class shared_future {
+class shared_future : public detail::future_base<T> {
  public:
   // -- member types ---------------------------------------------------------
 
@@ -267,32 +286,13 @@ class shared_future {
   // -- constructors ---------------------------------------------------------
 
   shared_future() noexcept = default;
-  shared_future(future<T>&& f) noexcept : state_(std::move(detail::future_access::state(f))) {}
-
-  // -- properties -----------------------------------------------------------
-
-  bool valid() const noexcept { return static_cast<bool>(state_); }
-  bool is_ready() const noexcept { return state_ && state_->is_ready(); }
-  bool has_exception() const noexcept { return is_ready() && state_->has_error(); }
+  shared_future(future<T>&& f) noexcept : base(std::move(detail::future_access::state(f))) {}
 
   // -- operations -----------------------------------------------------------
 
-  void wait() const {
-    require_state("wait");
-    state_->wait();
-  }
-
-  template <class Rep, class Period>
-  std::future_status wait_for(std::chrono::duration<Rep, Period> timeout) const {
-    require_state("wait_for");
-    return state_->wait_until(std::chrono::steady_clock::now() + timeout)
-               ? std::future_status::ready
-               : std::future_status::timeout;
-  }
-
   /// Waits, then returns a reference to the value or throws the error.
   decltype(auto) get() const {
-    require_state("get");
+    require_state("future::get");
     state_->wait();
     if (state_->has_error()) std::rethrow_exception(state_->error());
     if constexpr (!std::is_void_v<T>) return static_cast<const T&>(state_->value());
@@ -301,32 +301,29 @@ class shared_future {
   /// Attaches a continuation that takes this shared_future, or the value by const reference.
   template <class F>
   auto then(F&& f) const {
-    require_state("then");
+    require_state("future::then");
     return then_impl(detail::default_continuation_executor(*state_), std::forward<F>(f));
   }
   template <class F>
   auto then(executor& ex, F&& f) const {
-    require_state("then");
+    require_state("future::then");
     return then_impl(detail::intrusive_ptr<executor>{&ex}, std::forward<F>(f));
   }
   template <class F>
   auto then(inline_execution_t, F&& f) const {
-    require_state("then");
+    require_state("future::then");
     return then_impl({}, std::forward<F>(f));
   }
 
  private:
   friend struct detail::future_access;
-  using state_ptr = detail::intrusive_ptr<detail::shared_state<T>>;
+  using base = detail::future_base<T>;
+  using base::inherited_executor;
+  using base::require_state;
+  using base::state_;
+  using typename base::state_ptr;
 
-  explicit shared_future(state_ptr s) noexcept : state_(std::move(s)) {}
-
-  void require_state(const char* operation) const {
-    if (!state_)
-      throw error(errc::no_state, std::string{"shared_future::"} + operation +
-                                      ": this shared_future has no state (default-constructed "
-                                      "or moved from)");
-  }
+  explicit shared_future(state_ptr s) noexcept : base(std::move(s)) {}
 
   template <class F>
   auto then_impl(detail::intrusive_ptr<executor> ex, F&& f) const {
@@ -358,13 +355,6 @@ class shared_future {
         }));
     return detail::future_access::make<future<U>>(std::move(out));
   }
-
-  detail::intrusive_ptr<executor> inherited_executor(
-      const detail::intrusive_ptr<executor>& ex) const {
-    return state_->default_executor() ? state_->default_executor() : ex;
-  }
-
-  state_ptr state_;
 };
 
 template <class T>
