@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <ctime>
 #include <exception>
@@ -248,6 +249,8 @@ inline std::string shell_quote(const std::string& text) {
 }
 
 inline std::string source_commit() {
+  // Binaries carried to another machine have no source tree there: the caller names the commit.
+  if (const char* given = std::getenv("TROUPE_BENCH_COMMIT")) return given;
   std::string commit = run_command("git -C " + shell_quote(TROUPE_SOURCE_DIR) +
                                    " rev-parse --short HEAD 2>/dev/null");
   return commit.empty() ? "unknown" : commit;
