@@ -43,8 +43,20 @@ class scheduler::worker final : public wait_helper {
  private:
   job* find_job() {
     if (auto* j = deque_.take()) return j;
-    if (auto* j = parent_.pop_shared()) return j;
+    if (auto* j = take_shared()) return j;
     return steal_from_others();
+  }
+
+  /// Takes the whole shared queue in one lock: runs the oldest job and keeps the rest in the
+  /// local deque, where idle workers can steal them without a lock. One thread sending many
+  /// messages from outside then costs the workers one lock per batch, not one per message.
+  job* take_shared() {
+    if (!parent_.take_shared_batch(batch_)) return nullptr;
+    auto* first = batch_.front();
+    for (auto i = batch_.size() - 1; i > 0; --i) deque_.push(batch_[i]);  // oldest on top
+    if (batch_.size() > 1) parent_.wake_one();
+    batch_.clear();
+    return first;
   }
 
   job* steal_from_others() {
@@ -66,6 +78,7 @@ class scheduler::worker final : public wait_helper {
   scheduler& parent_;
   std::size_t index_;
   work_stealing_deque<job> deque_;
+  std::vector<job*> batch_;
   std::minstd_rand random_{static_cast<unsigned>(index_ + 1)};
   std::thread thread_;
   std::mutex mutex_;
@@ -83,9 +96,18 @@ void scheduler::worker::loop() {
   this_thread_executor() = &parent_;
   for (;;) {
     job* j = find_job();
-    for (std::size_t round = 0; j == nullptr && round < parent_.spin_rounds_; ++round) {
-      std::this_thread::yield();
-      j = find_job();
+    if (j == nullptr) {
+      // Searching: while any worker searches, pushers wake nobody, since a searcher will find
+      // the job; this keeps a thread that sends many messages from paying for a wake-up each.
+      // The last searcher to find a job wakes a sleeper if more work is queued, so parallelism
+      // still ramps up (after Go's and Tokio's schedulers).
+      parent_.searching_.fetch_add(1, std::memory_order_seq_cst);
+      for (std::size_t round = 0; j == nullptr && round < parent_.spin_rounds_; ++round) {
+        std::this_thread::yield();
+        j = find_job();
+      }
+      bool last_searcher = parent_.searching_.fetch_sub(1, std::memory_order_seq_cst) == 1;
+      if (j != nullptr && last_searcher && parent_.has_work()) parent_.wake_one();
     }
     if (j != nullptr) {
       j->run();
@@ -151,7 +173,11 @@ void scheduler::stop() {
   for (auto& w : workers_) w->join();
   running_.store(false, std::memory_order_release);
   // Anything scheduled while the workers wound down runs here.
-  while (auto* j = pop_shared()) j->run();
+  std::vector<job*> rest;
+  while (take_shared_batch(rest)) {
+    for (auto* j : rest) j->run();
+    rest.clear();
+  }
 }
 
 void scheduler::schedule(job* j) {
@@ -187,14 +213,13 @@ void scheduler::push_shared(job* j) {
   shared_size_.fetch_add(1, std::memory_order_seq_cst);
 }
 
-job* scheduler::pop_shared() {
-  if (shared_size_.load(std::memory_order_acquire) == 0) return nullptr;
+bool scheduler::take_shared_batch(std::vector<job*>& out) {
+  if (shared_size_.load(std::memory_order_acquire) == 0) return false;
   std::lock_guard guard{shared_mutex_};
-  if (shared_queue_.empty()) return nullptr;
-  auto* j = shared_queue_.front();
-  shared_queue_.pop_front();
-  shared_size_.fetch_sub(1, std::memory_order_relaxed);
-  return j;
+  if (shared_queue_.empty()) return false;
+  out.swap(shared_queue_);
+  shared_size_.store(0, std::memory_order_relaxed);
+  return true;
 }
 
 bool scheduler::has_work() const {
@@ -204,6 +229,7 @@ bool scheduler::has_work() const {
 }
 
 void scheduler::wake_one() {
+  if (searching_.load(std::memory_order_seq_cst) != 0) return;
   if (num_sleepers_.load(std::memory_order_seq_cst) == 0) return;
   worker* w = nullptr;
   {

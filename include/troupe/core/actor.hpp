@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -95,22 +96,70 @@ class actor_addr {
 /// One message in a mailbox, with its routing: who sent it, its id, and for composed actors the
 /// stages that get the result before the sender does (the next stage is at the back).
 struct mailbox_element {
+  mailbox_element() = default;
+  mailbox_element(const mailbox_element&) = delete;
+  mailbox_element& operator=(const mailbox_element&) = delete;
+
+  /// Elements made by make_mailbox_element share one allocation with their message data.
+  static void operator delete(mailbox_element* element, std::destroying_delete_t) noexcept {
+    auto* block = element->block;
+    element->~mailbox_element();
+    if (block != nullptr) {
+      block->release();
+    } else {
+      ::operator delete(element);
+    }
+  }
+
   mailbox_element* next = nullptr;
   actor sender;
   message_id mid;
   std::vector<actor> stages;
   message content;
+  detail::shared_block* block = nullptr;
 };
+
+namespace detail {
+
+/// Layout of one allocation that holds an element and its message data.
+template <class Data>
+struct element_block {
+  shared_block header;
+  alignas(mailbox_element) unsigned char element[sizeof(mailbox_element)];
+  alignas(Data) unsigned char data[sizeof(Data)];
+};
+
+}  // namespace detail
 
 template <class... Ts>
 mailbox_element_ptr make_mailbox_element(actor sender, message_id mid, std::vector<actor> stages,
                                          Ts&&... xs) {
-  auto result = std::make_unique<mailbox_element>();
+  using data_type = detail::typed_message_data<detail::strip_t<Ts>...>;
+  mailbox_element* result;
+  if constexpr (sizeof...(Ts) > 0 && alignof(data_type) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
+    using block_type = detail::element_block<data_type>;
+    void* raw = ::operator new(sizeof(block_type));
+    auto* block = static_cast<block_type*>(raw);
+    auto* header = new (&block->header) detail::shared_block;
+    data_type* data;
+    try {
+      data = new (block->data) data_type(std::forward<Ts>(xs)...);
+    } catch (...) {
+      ::operator delete(raw);
+      throw;
+    }
+    data->set_block(header);
+    result = new (block->element) mailbox_element;
+    result->block = header;
+    result->content = message{detail::intrusive_ptr<detail::message_data>{data, detail::adopt_ref}};
+  } else {
+    result = new mailbox_element;
+    result->content = make_message(std::forward<Ts>(xs)...);
+  }
   result->sender = std::move(sender);
   result->mid = mid;
   result->stages = std::move(stages);
-  result->content = make_message(std::forward<Ts>(xs)...);
-  return result;
+  return mailbox_element_ptr{result};
 }
 
 /// Sent to a monitor when the monitored actor ends.

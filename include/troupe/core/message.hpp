@@ -1,6 +1,8 @@
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <new>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -31,16 +33,52 @@ inline constexpr type_list_info type_list_of{sizeof...(Ts), type_array<Ts...>};
 std::string type_names(const type_list_info& types);
 std::string type_name(const std::type_info& type);
 
-class message_data : public ref_counted {
+/// Memory shared by a mailbox element and the message data placed right behind it, so a send
+/// costs one allocation; freed when both are done (the data may outlive its element when a
+/// message is forwarded).
+class shared_block {
+ public:
+  void release() noexcept {
+    if (parties_.fetch_sub(1, std::memory_order_acq_rel) == 1) ::operator delete(this);
+  }
+
+ private:
+  std::atomic<int> parties_{2};
+};
+
+class message_data {
  public:
   explicit message_data(const type_list_info* types) noexcept : types_(types) {}
+  message_data(const message_data&) = delete;
+  message_data& operator=(const message_data&) = delete;
+  virtual ~message_data() = default;
+
   const type_list_info* types() const noexcept { return types_; }
   virtual void* at(std::size_t index) noexcept = 0;
   /// A deep copy, for copy-on-write; throws if an element type cannot be copied.
   virtual message_data* copy() const = 0;
 
+  // -- reference counting (for intrusive_ptr) ------------------------------
+
+  void add_ref() const noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void release() const noexcept {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    if (auto* block = block_) {
+      this->~message_data();
+      block->release();
+    } else {
+      delete this;
+    }
+  }
+  bool unique() const noexcept { return refs_.load(std::memory_order_acquire) == 1; }
+
+  /// Marks data constructed inside a shared block.
+  void set_block(shared_block* block) noexcept { block_ = block; }
+
  private:
+  mutable std::atomic<std::size_t> refs_{1};
   const type_list_info* types_;
+  shared_block* block_ = nullptr;
 };
 
 template <class... Ts>

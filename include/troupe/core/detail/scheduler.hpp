@@ -3,7 +3,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -46,7 +45,8 @@ class scheduler final : public executor {
   class worker;
 
  private:
-  job* pop_shared();
+  /// Moves every job of the shared queue into `out` (empty); false if there was none.
+  bool take_shared_batch(std::vector<job*>& out);
   void push_shared(job* j);
   bool has_work() const;
   void wake_one();
@@ -55,12 +55,13 @@ class scheduler final : public executor {
   std::size_t spin_rounds_;
 
   mutable std::mutex shared_mutex_;
-  std::deque<job*> shared_queue_;
+  std::vector<job*> shared_queue_;
   std::atomic<std::size_t> shared_size_{0};
 
   std::mutex sleep_mutex_;
   std::vector<worker*> sleepers_;
   std::atomic<std::size_t> num_sleepers_{0};
+  std::atomic<std::size_t> searching_{0};
   std::atomic<bool> running_{false};
   std::atomic<bool> stopping_{false};
 };
