@@ -22,17 +22,17 @@ actor_system::~actor_system() {
 }
 
 std::size_t actor_system::running_actors() const {
-  std::lock_guard guard{live_mutex_};
-  return live_count_;
+  return live_count_.load(std::memory_order_acquire);
 }
 
 actor actor_system::launch(event_based_actor* fresh) {
+  live_count_.fetch_add(1, std::memory_order_acq_rel);
   {
-    std::lock_guard guard{live_mutex_};
-    fresh->live_next = live_head_;
-    if (live_head_ != nullptr) live_head_->live_prev = fresh;
-    live_head_ = fresh;
-    ++live_count_;
+    auto& shard = shard_of(fresh);
+    std::lock_guard guard{shard.mutex};
+    fresh->live_next = shard.head;
+    if (shard.head != nullptr) shard.head->live_prev = fresh;
+    shard.head = fresh;
   }
   fresh->add_strong_ref();  // the scheduler's, until the first run blocks the mailbox
   scheduler_->schedule(fresh);
@@ -40,25 +40,32 @@ actor actor_system::launch(event_based_actor* fresh) {
 }
 
 void actor_system::actor_finished(event_based_actor* self) {
-  std::lock_guard guard{live_mutex_};
-  if (self->live_prev != nullptr) self->live_prev->live_next = self->live_next;
-  if (self->live_next != nullptr) self->live_next->live_prev = self->live_prev;
-  if (live_head_ == self) live_head_ = self->live_next;
-  self->live_prev = self->live_next = nullptr;
-  if (--live_count_ == 0) all_done_.notify_all();
+  {
+    auto& shard = shard_of(self);
+    std::lock_guard guard{shard.mutex};
+    if (self->live_prev != nullptr) self->live_prev->live_next = self->live_next;
+    if (self->live_next != nullptr) self->live_next->live_prev = self->live_prev;
+    if (shard.head == self) shard.head = self->live_next;
+    self->live_prev = self->live_next = nullptr;
+  }
+  if (live_count_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    std::lock_guard guard{done_mutex_};  // a waiter checks the count under this lock
+    all_done_.notify_all();
+  }
 }
 
 void actor_system::await_all_actors_done() {
-  std::unique_lock lock{live_mutex_};
-  all_done_.wait(lock, [this] { return live_count_ == 0; });
+  std::unique_lock lock{done_mutex_};
+  all_done_.wait(lock, [this] { return live_count_.load(std::memory_order_acquire) == 0; });
 }
 
 void actor_system::await_all_actors() {
   using namespace std::chrono_literals;
-  std::unique_lock lock{live_mutex_};
+  auto done = [this] { return live_count_.load(std::memory_order_acquire) == 0; };
+  std::unique_lock lock{done_mutex_};
   int quiet_checks = 0;
-  while (live_count_ > 0) {
-    if (all_done_.wait_for(lock, 10ms, [this] { return live_count_ == 0; })) break;
+  while (!done()) {
+    if (all_done_.wait_for(lock, 10ms, done)) break;
     // Nothing can wake the remaining actors once no worker runs, nothing is queued and no
     // timeout is pending: they wait for messages that will never come (a reference cycle, or
     // a handle kept in a container that outlives the system). Three quiet checks in a row
@@ -75,9 +82,9 @@ void actor_system::await_all_actors() {
 
 std::size_t actor_system::stop_remaining_actors() {
   std::vector<actor> remaining;
-  {
-    std::lock_guard guard{live_mutex_};
-    for (auto* a = live_head_; a != nullptr; a = a->live_next)
+  for (auto& shard : live_) {
+    std::lock_guard guard{shard.mutex};
+    for (auto* a = shard.head; a != nullptr; a = a->live_next)
       if (a->try_add_strong_ref()) remaining.push_back(actor::adopt(a));
   }
   for (auto& a : remaining)

@@ -206,24 +206,24 @@ void scheduler::schedule_fair(job* j) {
 }
 
 void scheduler::push_shared(job* j) {
-  {
-    std::lock_guard guard{shared_mutex_};
-    shared_queue_.push_back(j);
-  }
-  shared_size_.fetch_add(1, std::memory_order_seq_cst);
+  auto* head = shared_head_.load(std::memory_order_relaxed);
+  do {
+    j->next_job = head;
+  } while (!shared_head_.compare_exchange_weak(head, j, std::memory_order_seq_cst,
+                                               std::memory_order_relaxed));
 }
 
 bool scheduler::take_shared_batch(std::vector<job*>& out) {
-  if (shared_size_.load(std::memory_order_acquire) == 0) return false;
-  std::lock_guard guard{shared_mutex_};
-  if (shared_queue_.empty()) return false;
-  out.swap(shared_queue_);
-  shared_size_.store(0, std::memory_order_relaxed);
-  return true;
+  if (shared_head_.load(std::memory_order_acquire) == nullptr) return false;
+  // Taking the whole stack at once needs no lock and cannot suffer from ABA.
+  auto* list = shared_head_.exchange(nullptr, std::memory_order_acq_rel);
+  for (; list != nullptr; list = list->next_job) out.push_back(list);
+  std::reverse(out.begin(), out.end());  // oldest first
+  return !out.empty();
 }
 
 bool scheduler::has_work() const {
-  if (shared_size_.load(std::memory_order_seq_cst) != 0) return true;
+  if (shared_head_.load(std::memory_order_seq_cst) != nullptr) return true;
   return std::any_of(workers_.begin(), workers_.end(),
                      [](const auto& w) { return w->has_local_work(); });
 }
@@ -244,7 +244,7 @@ void scheduler::wake_one() {
 
 bool scheduler::idle() const {
   return num_sleepers_.load(std::memory_order_seq_cst) == workers_.size() &&
-         shared_size_.load(std::memory_order_seq_cst) == 0;
+         shared_head_.load(std::memory_order_seq_cst) == nullptr;
 }
 
 }  // namespace troupe::detail

@@ -12,6 +12,9 @@ class job {
  public:
   virtual ~job() = default;
   virtual void run() noexcept = 0;
+
+  /// Link for an executor's lock-free queues; a job waits in at most one queue at a time.
+  job* next_job = nullptr;
 };
 
 /// Something that runs jobs: the actor system's scheduler, or a user's pool.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -123,10 +124,18 @@ class actor_system {
   std::unique_ptr<detail::timer_service> timers_;
   actor_registry registry_;
 
-  mutable std::mutex live_mutex_;
+  // Live actors, in shards so that spawning and ending on many workers do not share one lock.
+  struct live_shard {
+    std::mutex mutex;
+    event_based_actor* head = nullptr;
+  };
+  static constexpr std::size_t live_shards = 32;
+  live_shard& shard_of(const event_based_actor* a) { return live_[a->id() % live_shards]; }
+
+  std::array<live_shard, live_shards> live_;
+  std::atomic<std::size_t> live_count_{0};
+  std::mutex done_mutex_;  // guards nothing but the wait for live_count_ == 0
   std::condition_variable all_done_;
-  event_based_actor* live_head_ = nullptr;
-  std::size_t live_count_ = 0;
 };
 
 template <class Impl, class... Args>

@@ -54,9 +54,8 @@ class scheduler final : public executor {
   std::vector<std::unique_ptr<worker>> workers_;
   std::size_t spin_rounds_;
 
-  mutable std::mutex shared_mutex_;
-  std::vector<job*> shared_queue_;
-  std::atomic<std::size_t> shared_size_{0};
+  // Jobs from threads that are not workers: a lock-free stack, taken whole by one worker.
+  std::atomic<job*> shared_head_{nullptr};
 
   std::mutex sleep_mutex_;
   std::vector<worker*> sleepers_;
