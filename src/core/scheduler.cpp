@@ -94,27 +94,32 @@ void scheduler::worker::loop() {
   current_worker = this;
   this_thread_wait_helper() = this;
   this_thread_executor() = &parent_;
+  bool woken = false;
   for (;;) {
     job* j = find_job();
+    bool last_searcher = false;
     if (j == nullptr) {
       // Searching: while any worker searches, pushers wake nobody, since a searcher will find
       // the job; this keeps a thread that sends many messages from paying for a wake-up each.
-      // The last searcher to find a job wakes a sleeper if more work is queued, so parallelism
-      // still ramps up (after Go's and Tokio's schedulers).
       parent_.searching_.fetch_add(1, std::memory_order_seq_cst);
       for (std::size_t round = 0; j == nullptr && round < parent_.spin_rounds_; ++round) {
         std::this_thread::yield();
         j = find_job();
       }
-      bool last_searcher = parent_.searching_.fetch_sub(1, std::memory_order_seq_cst) == 1;
-      if (j != nullptr && last_searcher && parent_.has_work()) parent_.wake_one();
+      last_searcher = parent_.searching_.fetch_sub(1, std::memory_order_seq_cst) == 1;
     }
     if (j != nullptr) {
+      // A worker that was woken, or the last searcher, hands the search on when more work is
+      // queued, so that all workers join in when a burst arrives (after Go's and Tokio's
+      // schedulers).
+      if ((woken || last_searcher) && parent_.has_work()) parent_.wake_one();
+      woken = false;
       j->run();
       continue;
     }
     if (parent_.stopping_.load(std::memory_order_acquire)) break;
     park();
+    woken = true;
   }
   this_thread_executor() = nullptr;
   this_thread_wait_helper() = nullptr;
