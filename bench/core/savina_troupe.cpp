@@ -84,7 +84,8 @@ class counter_actor final : public event_based_actor {
   explicit counter_actor(actor_system& sys) : event_based_actor(sys, "counter") {}
 
   behavior make_behavior() override {
-    return {[this](int64_t increment) { count_ += increment; }, [this](get_count) { return count_; }};
+    return {[this](int64_t increment) { count_ += increment; },
+            [this](get_count) { return count_; }};
   }
 
  private:
@@ -180,7 +181,10 @@ behavior spawned(event_based_actor* self, actor collector) {
 class skynet_actor final : public event_based_actor {
  public:
   skynet_actor(actor_system& sys, actor parent, int64_t number, int64_t size)
-      : event_based_actor(sys, "skynet"), parent_(std::move(parent)), number_(number), size_(size) {}
+      : event_based_actor(sys, "skynet"),
+        parent_(std::move(parent)),
+        number_(number),
+        size_(size) {}
 
   behavior make_behavior() override {
     if (size_ == 1) {

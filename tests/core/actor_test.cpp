@@ -4,22 +4,18 @@
 #include <string>
 #include <vector>
 
+#include "test_config.hpp"
 #include "troupe/troupe.hpp"
 
 namespace {
 
+using troupe::test::two_threads;
 using namespace std::chrono_literals;
 using troupe::actor;
 using troupe::actor_system;
 using troupe::behavior;
 using troupe::errc;
 using troupe::event_based_actor;
-
-troupe::config two_threads() {
-  troupe::config cfg;
-  cfg.threads = 2;
-  return cfg;
-}
 
 errc code_of(troupe::future<int> f) {
   try {

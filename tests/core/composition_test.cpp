@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "test_config.hpp"
 #include "troupe/troupe.hpp"
 
 namespace {
@@ -12,12 +13,7 @@ using troupe::actor_system;
 using troupe::behavior;
 using troupe::errc;
 using troupe::event_based_actor;
-
-troupe::config two_threads() {
-  troupe::config cfg;
-  cfg.threads = 2;
-  return cfg;
-}
+using troupe::test::two_threads;
 
 TEST(composition, two_stages_apply_right_to_left) {
   actor_system sys{two_threads()};

@@ -4,10 +4,12 @@
 #include <atomic>
 #include <string>
 
+#include "test_config.hpp"
 #include "troupe/troupe.hpp"
 
 namespace {
 
+using troupe::test::two_threads;
 using namespace std::chrono_literals;
 using troupe::actor;
 using troupe::actor_system;
@@ -17,10 +19,15 @@ using troupe::errc;
 using troupe::event_based_actor;
 using troupe::exit_msg;
 
-troupe::config two_threads() {
-  troupe::config cfg;
-  cfg.threads = 2;
-  return cfg;
+/// An actor that takes every request's response promise and never answers.
+actor spawn_hoarder(actor_system& sys) {
+  auto kept = std::make_shared<std::vector<troupe::response_promise>>();
+  return sys.spawn([kept](event_based_actor* self) {
+    return behavior{[self, kept](int) {
+      kept->push_back(self->make_response_promise());
+      return kept->back();
+    }};
+  });
 }
 
 template <class T>
@@ -91,13 +98,7 @@ TEST(failure, queued_requests_fail_when_their_receiver_quits) {
 
 TEST(failure, outside_request_times_out) {
   actor_system sys{two_threads()};
-  auto keep = std::make_shared<std::vector<troupe::response_promise>>();
-  auto hoarder = sys.spawn([keep](event_based_actor* self) {
-    return behavior{[self, keep](int) {
-      keep->push_back(self->make_response_promise());
-      return keep->back();
-    }};
-  });
+  auto hoarder = spawn_hoarder(sys);
   auto failure = error_of(troupe::request<int>(hoarder, 20ms, 1));
   EXPECT_EQ(failure.code(), errc::request_timeout);
   EXPECT_NE(std::string{failure.what()}.find("timed out"), std::string::npos);
@@ -105,13 +106,7 @@ TEST(failure, outside_request_times_out) {
 
 TEST(failure, request_inside_an_actor_times_out_into_its_error_handler) {
   actor_system sys{two_threads()};
-  auto keep = std::make_shared<std::vector<troupe::response_promise>>();
-  auto hoarder = sys.spawn([keep](event_based_actor* self) {
-    return behavior{[self, keep](int) {
-      keep->push_back(self->make_response_promise());
-      return keep->back();
-    }};
-  });
+  auto hoarder = spawn_hoarder(sys);
   auto asker = sys.spawn([hoarder](event_based_actor* self) {
     return behavior{[self, hoarder](int x) {
       auto promise = self->make_response_promise();
