@@ -27,8 +27,29 @@ class scheduler::worker final : public wait_helper {
 
   void push(job* j) { deque_.push(j); }
   std::int64_t queued() const { return deque_.size(); }
-  bool has_local_work() const { return !deque_.empty(); }
+  bool has_local_work() const {
+    return !deque_.empty() || inbox_.load(std::memory_order_seq_cst) != nullptr;
+  }
   job* steal() { return deque_.steal(); }
+
+  /// Jobs from threads that are not workers, spread over the workers' inboxes (lock-free
+  /// stacks) so that one busy sender does not make every worker contend on one cache line.
+  void push_inbox(job* j) {
+    auto* head = inbox_.load(std::memory_order_relaxed);
+    do {
+      j->next_job = head;
+    } while (!inbox_.compare_exchange_weak(head, j, std::memory_order_seq_cst,
+                                           std::memory_order_relaxed));
+  }
+
+  /// Takes the whole inbox (no lock, no ABA), oldest first; false if it was empty.
+  bool take_inbox(std::vector<job*>& out) {
+    if (inbox_.load(std::memory_order_acquire) == nullptr) return false;
+    auto* list = inbox_.exchange(nullptr, std::memory_order_acq_rel);
+    for (; list != nullptr; list = list->next_job) out.push_back(list);
+    std::reverse(out.begin(), out.end());
+    return !out.empty();
+  }
 
   void unpark() {
     {
@@ -43,15 +64,14 @@ class scheduler::worker final : public wait_helper {
  private:
   job* find_job() {
     if (auto* j = deque_.take()) return j;
-    if (auto* j = take_shared()) return j;
+    if (auto* j = take_batch(*this)) return j;
     return steal_from_others();
   }
 
-  /// Takes the whole shared queue in one lock: runs the oldest job and keeps the rest in the
-  /// local deque, where idle workers can steal them without a lock. One thread sending many
-  /// messages from outside then costs the workers one lock per batch, not one per message.
-  job* take_shared() {
-    if (!parent_.take_shared_batch(batch_)) return nullptr;
+  /// Takes `from`'s whole inbox: runs the oldest job and keeps the rest in the local deque,
+  /// where idle workers can steal them.
+  job* take_batch(worker& from) {
+    if (!from.take_inbox(batch_)) return nullptr;
     auto* first = batch_.front();
     for (auto i = batch_.size() - 1; i > 0; --i) deque_.push(batch_[i]);  // oldest on top
     if (batch_.size() > 1) parent_.wake_one();
@@ -68,6 +88,7 @@ class scheduler::worker final : public wait_helper {
       auto victim = (start + i) % n;
       if (victim == index_) continue;
       if (auto* j = all[victim]->steal()) return j;
+      if (auto* j = take_batch(*all[victim])) return j;
     }
     return nullptr;
   }
@@ -78,6 +99,7 @@ class scheduler::worker final : public wait_helper {
   scheduler& parent_;
   std::size_t index_;
   work_stealing_deque<job> deque_;
+  std::atomic<job*> inbox_{nullptr};
   std::vector<job*> batch_;
   std::minstd_rand random_{static_cast<unsigned>(index_ + 1)};
   std::thread thread_;
@@ -179,9 +201,11 @@ void scheduler::stop() {
   running_.store(false, std::memory_order_release);
   // Anything scheduled while the workers wound down runs here.
   std::vector<job*> rest;
-  while (take_shared_batch(rest)) {
-    for (auto* j : rest) j->run();
-    rest.clear();
+  for (auto& w : workers_) {
+    while (w->take_inbox(rest)) {
+      for (auto* j : rest) j->run();
+      rest.clear();
+    }
   }
 }
 
@@ -211,24 +235,12 @@ void scheduler::schedule_fair(job* j) {
 }
 
 void scheduler::push_shared(job* j) {
-  auto* head = shared_head_.load(std::memory_order_relaxed);
-  do {
-    j->next_job = head;
-  } while (!shared_head_.compare_exchange_weak(head, j, std::memory_order_seq_cst,
-                                               std::memory_order_relaxed));
-}
-
-bool scheduler::take_shared_batch(std::vector<job*>& out) {
-  if (shared_head_.load(std::memory_order_acquire) == nullptr) return false;
-  // Taking the whole stack at once needs no lock and cannot suffer from ABA.
-  auto* list = shared_head_.exchange(nullptr, std::memory_order_acq_rel);
-  for (; list != nullptr; list = list->next_job) out.push_back(list);
-  std::reverse(out.begin(), out.end());  // oldest first
-  return !out.empty();
+  // Round robin per sending thread: no shared counter to contend on.
+  thread_local std::size_t next = std::hash<std::thread::id>{}(std::this_thread::get_id());
+  workers_[next++ % workers_.size()]->push_inbox(j);
 }
 
 bool scheduler::has_work() const {
-  if (shared_head_.load(std::memory_order_seq_cst) != nullptr) return true;
   return std::any_of(workers_.begin(), workers_.end(),
                      [](const auto& w) { return w->has_local_work(); });
 }
@@ -248,8 +260,7 @@ void scheduler::wake_one() {
 }
 
 bool scheduler::idle() const {
-  return num_sleepers_.load(std::memory_order_seq_cst) == workers_.size() &&
-         shared_head_.load(std::memory_order_seq_cst) == nullptr;
+  return num_sleepers_.load(std::memory_order_seq_cst) == workers_.size() && !has_work();
 }
 
 }  // namespace troupe::detail

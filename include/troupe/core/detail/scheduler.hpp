@@ -16,10 +16,10 @@ namespace troupe::detail {
 /// The actor system's work-stealing scheduler. Each worker owns a Chase-Lev deque: jobs that a
 /// worker creates (a message that wakes an actor, a spawn, a continuation) go to its own deque
 /// and run next on the same core; idle workers steal the oldest jobs of others. Jobs from other
-/// threads go to a shared lock-free stack, which a worker takes whole. Idle workers search
-/// (spin and steal) briefly, then park. A push wakes a parked worker only when no worker is
-/// searching and there is work another worker could take, so a ping-pong between two actors
-/// stays on one core and a thread that sends many messages pays for few wake-ups. Measured
+/// threads go round robin to the workers' inboxes (lock-free stacks), each taken whole. Idle
+/// workers search (spin and steal) briefly, then park. A push wakes a parked worker only when no
+/// worker is searching and there is work another worker could take, so a ping-pong between two
+/// actors stays on one core and a thread that sends many messages pays for few wake-ups. Measured
 /// against CAF's scheduler in bench/ (bench-savina).
 class scheduler final : public executor {
  public:
@@ -47,17 +47,12 @@ class scheduler final : public executor {
   class worker;
 
  private:
-  /// Moves every job of the shared queue into `out` (empty); false if there was none.
-  bool take_shared_batch(std::vector<job*>& out);
   void push_shared(job* j);
   bool has_work() const;
   void wake_one();
 
   std::vector<std::unique_ptr<worker>> workers_;
   std::size_t spin_rounds_;
-
-  // Jobs from threads that are not workers: a lock-free stack, taken whole by one worker.
-  std::atomic<job*> shared_head_{nullptr};
 
   std::mutex sleep_mutex_;
   std::vector<worker*> sleepers_;
