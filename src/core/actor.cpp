@@ -182,46 +182,46 @@ void abstract_actor::bounce(mailbox_element& element, const error& reason) {
 namespace detail {
 
 void respond_with_error(mailbox_element& element, const error& reason, abstract_actor* responder) {
-  if (!element.mid.is_request() || !element.sender) return;
-  element.sender->enqueue(make_mailbox_element(
-      responder != nullptr && responder->try_add_strong_ref() ? actor::adopt(responder) : actor{},
-      element.mid.response_id(), {}, reason));
+  route_result(element.sender, element.mid, element.stages, make_message(reason), responder);
 }
+
+namespace {
+
+void deliver(const actor& receiver, actor sender, message_id mid, std::vector<actor> stages,
+             message content) {
+  auto element = std::make_unique<mailbox_element>();
+  element->sender = std::move(sender);
+  element->mid = mid;
+  element->stages = std::move(stages);
+  element->content = std::move(content);
+  receiver->enqueue(std::move(element));
+}
+
+/// A strong handle to the responder, or none if it is already unreachable.
+actor handle_of(abstract_actor* responder) {
+  return responder != nullptr && responder->try_add_strong_ref() ? actor::adopt(responder)
+                                                                 : actor{};
+}
+
+}  // namespace
 
 void route_result(actor& sender, message_id mid, std::vector<actor>& stages, message result,
                   abstract_actor* responder) {
-  auto reply_to = [&](actor& receiver, message_id id, std::vector<actor> rest) {
-    auto element = std::make_unique<mailbox_element>();
-    if (responder != nullptr && responder->try_add_strong_ref())
-      element->sender = actor::adopt(responder);
-    element->mid = id;
-    element->stages = std::move(rest);
-    element->content = std::move(result);
-    receiver->enqueue(std::move(element));
-  };
-  if (result.match<error>()) {
-    stages.clear();
-    if (mid.is_request() && sender) reply_to(sender, mid.response_id(), {});
-    return;
-  }
+  bool failed = result.match<error>();
+  if (failed) stages.clear();  // an error skips the remaining stages
   if (!stages.empty()) {
     // The next stage receives the result as if the original requester had sent it.
     auto next = std::move(stages.back());
     stages.pop_back();
-    auto element = std::make_unique<mailbox_element>();
-    element->sender = sender;
-    element->mid = mid;
-    element->stages = std::move(stages);
-    element->content = std::move(result);
-    next->enqueue(std::move(element));
+    deliver(next, sender, mid, std::move(stages), std::move(result));
     return;
   }
   if (!sender) return;
   if (mid.is_request()) {
-    reply_to(sender, mid.response_id(), {});
-  } else if (!result.empty()) {
+    deliver(sender, handle_of(responder), mid.response_id(), {}, std::move(result));
+  } else if (!failed && !result.empty()) {
     // As in CAF: a non-empty result of an asynchronous message goes back to its sender.
-    reply_to(sender, message_id{}, {});
+    deliver(sender, handle_of(responder), message_id{}, {}, std::move(result));
   }
 }
 

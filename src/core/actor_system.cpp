@@ -80,7 +80,7 @@ void actor_system::await_all_actors() {
   }
 }
 
-std::size_t actor_system::stop_remaining_actors() {
+void actor_system::stop_remaining_actors() {
   std::vector<actor> remaining;
   for (auto& shard : live_) {
     std::lock_guard guard{shard.mutex};
@@ -93,7 +93,6 @@ std::size_t actor_system::stop_remaining_actors() {
         exit_msg{
             {},
             error{errc::user_shutdown, a->description() + " ended: its actor system shut down"}}));
-  return remaining.size();
 }
 
 }  // namespace troupe

@@ -55,12 +55,12 @@ response_handle event_based_actor::request_impl(
   element->content = std::move(content);
   // The handler is registered by response_handle::then, which runs before this actor handles
   // its next message; so the response cannot overtake it.
-  pending_[mid.sequence()].timeout = nullptr;
+  auto& entry = pending_[mid.sequence()];  // counts as work left from now on
   if (timeout) {
     auto deadline = std::chrono::steady_clock::now() + *timeout;
     auto description_text =
         "request to " + (receiver ? receiver->description() : "an empty handle");
-    pending_[mid.sequence()].timeout =
+    entry.timeout =
         system().timers().schedule(deadline, [addr = actor_addr{this}, mid, description_text] {
           if (auto target = addr.lock())
             target->enqueue(make_mailbox_element(

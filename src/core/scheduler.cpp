@@ -217,12 +217,7 @@ void scheduler::schedule(job* j) {
     if (self->queued() > 1) wake_one();
     return;
   }
-  if (!running_.load(std::memory_order_acquire)) {
-    j->run();
-    return;
-  }
-  push_shared(j);
-  wake_one();
+  schedule_fair(j);
 }
 
 void scheduler::schedule_fair(job* j) {
@@ -230,14 +225,10 @@ void scheduler::schedule_fair(job* j) {
     j->run();
     return;
   }
-  push_shared(j);
-  wake_one();
-}
-
-void scheduler::push_shared(job* j) {
-  // Round robin per sending thread: no shared counter to contend on.
+  // Round robin over the inboxes, per sending thread: no shared counter to contend on.
   thread_local std::size_t next = std::hash<std::thread::id>{}(std::this_thread::get_id());
   workers_[next++ % workers_.size()]->push_inbox(j);
+  wake_one();
 }
 
 bool scheduler::has_work() const {

@@ -116,7 +116,7 @@ class actor_system {
  private:
   actor launch(event_based_actor* fresh);
   void await_all_actors();
-  std::size_t stop_remaining_actors();
+  void stop_remaining_actors();
 
   config config_;
   std::atomic<actor_id> next_id_{1};

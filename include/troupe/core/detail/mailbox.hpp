@@ -21,9 +21,7 @@ class mailbox {
   mailbox() = default;
   mailbox(const mailbox&) = delete;
   mailbox& operator=(const mailbox&) = delete;
-  ~mailbox() {
-    for (auto& element : close()) element.reset();
-  }
+  ~mailbox() { close(); }  // frees what is left
 
   push_result push(mailbox_element* element) noexcept {
     auto head = head_.load(std::memory_order_acquire);

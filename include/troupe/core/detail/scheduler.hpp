@@ -28,8 +28,8 @@ class scheduler final : public executor {
 
   void schedule(job* j) override;
 
-  /// Puts `j` on the shared queue rather than the local deque, whose owner would pop it next:
-  /// for actors that used up their throughput, so others get a turn.
+  /// Puts `j` in a worker's inbox rather than the local deque, whose owner would pop it next:
+  /// for actors that used up their throughput (so others get a turn) and for other threads.
   void schedule_fair(job* j);
 
   /// Starts the workers.
@@ -47,7 +47,6 @@ class scheduler final : public executor {
   class worker;
 
  private:
-  void push_shared(job* j);
   bool has_work() const;
   void wake_one();
 
