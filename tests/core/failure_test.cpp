@@ -138,29 +138,32 @@ TEST(failure, request_error_without_handler_ends_the_requester) {
 
 TEST(failure, links_propagate_abnormal_exits_and_can_be_trapped) {
   actor_system sys{two_threads()};
+  troupe::scoped_actor self{sys};
   auto trapped = std::make_shared<std::atomic<int>>(0);
   auto leader = sys.spawn([](int x) -> int {
     if (x == 0) throw std::runtime_error{"leader failed"};
     return x;
   });
-  auto follower = sys.spawn([leader](event_based_actor* self) {
-    self->link_to(leader);
+  auto follower = sys.spawn([leader](event_based_actor* me) {
+    me->link_to(leader);
     return behavior{[](int x) { return x; }};
   });
-  auto trapper = sys.spawn([leader, trapped](event_based_actor* self) {
-    self->link_to(leader);
-    self->set_exit_handler([trapped](exit_msg& msg) {
+  // The trapper reports its exit message: it may arrive after the follower's down message.
+  auto trapper = sys.spawn([leader, trapped, observer = self.handle()](event_based_actor* me) {
+    me->link_to(leader);
+    me->set_exit_handler([me, trapped, observer](exit_msg& msg) {
       if (msg.reason.code() == errc::unhandled_exception) ++*trapped;
+      me->send(observer, std::string{"trapped"});
     });
     return behavior{[](int x) { return x; }};
   });
   EXPECT_EQ(troupe::request<int>(follower, 1).get(), 1);
-  troupe::scoped_actor self{sys};
   follower->add_monitor(self.handle().address());
   troupe::send(leader, 0);
   self->receive([](const down_msg& down) {
     EXPECT_EQ(down.reason.code(), errc::unhandled_exception);  // took the leader's reason
   });
+  self->receive([](const std::string& report) { EXPECT_EQ(report, "trapped"); });
   EXPECT_EQ(troupe::request<int>(trapper, 5).get(), 5);  // the trapper lives on
   EXPECT_EQ(trapped->load(), 1);
 }
