@@ -3,3 +3,4 @@
 /// Everything troupe offers in this build.
 #include "troupe/async.hpp"
 #include "troupe/core.hpp"
+#include "troupe/device.hpp"

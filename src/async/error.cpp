@@ -34,6 +34,14 @@ std::string_view to_string(errc code) noexcept {
       return "system_gone";
     case errc::runtime_error:
       return "runtime_error";
+    case errc::out_of_range:
+      return "out_of_range";
+    case errc::out_of_device_memory:
+      return "out_of_device_memory";
+    case errc::compile_error:
+      return "compile_error";
+    case errc::device_error:
+      return "device_error";
   }
   return "unknown";
 }

@@ -17,8 +17,25 @@ actor_system::actor_system(config cfg)
 actor_system::~actor_system() {
   registry_.clear();
   await_all_actors();
+  // Stopped outside the lock: stopping may run continuations that look up extensions.
+  std::vector<std::pair<const void*, std::unique_ptr<extension>>> extensions;
+  {
+    std::lock_guard guard{extensions_mutex_};
+    extensions.swap(extensions_);
+  }
+  for (auto& [key, ext] : extensions) ext->stop();
+  while (!extensions.empty()) extensions.pop_back();  // newest first
   timers_->stop();
   scheduler_->stop();
+}
+
+actor_system::extension& actor_system::extension_for(
+    const void* key, std::unique_ptr<extension> (*make)(actor_system&)) {
+  std::lock_guard guard{extensions_mutex_};
+  for (auto& [k, ext] : extensions_)
+    if (k == key) return *ext;
+  extensions_.emplace_back(key, make(*this));
+  return *extensions_.back().second;
 }
 
 std::size_t actor_system::running_actors() const {

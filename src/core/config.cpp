@@ -31,7 +31,18 @@ std::size_t parse_count(const std::string& where, const std::string& text,
   return value;
 }
 
+std::string parse_completion(const std::string& where, const std::string& text) {
+  if (text != "polling" && text != "callback")
+    throw error(errc::invalid_argument,
+                where + ": expected 'polling' or 'callback', found '" + text + "'");
+  return text;
+}
+
 void read_environment(config& cfg) {
+  if (const char* value = std::getenv("TROUPE_DEVICE_COMPLETION"))
+    cfg.device_completion =
+        parse_completion("environment variable TROUPE_DEVICE_COMPLETION", value);
+  if (const char* value = std::getenv("TROUPE_KERNEL_CACHE")) cfg.kernel_cache = value;
   if (const char* value = std::getenv("TROUPE_THREADS"))
     cfg.threads = parse_count("environment variable TROUPE_THREADS", value, true);
   if (const char* value = std::getenv("TROUPE_THROUGHPUT"))
@@ -51,6 +62,9 @@ config::config(int argc, const char* const* argv) {
   std::string throughput_text;
   app.add_option("--troupe.threads", threads_text);
   app.add_option("--troupe.throughput", throughput_text);
+  std::string completion_text;
+  app.add_option("--troupe.device-completion", completion_text);
+  app.add_option("--troupe.kernel-cache", kernel_cache);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -61,12 +75,17 @@ config::config(int argc, const char* const* argv) {
   if (!throughput_text.empty())
     throughput = parse_count("command-line option --troupe.throughput", throughput_text);
 
+  if (!completion_text.empty())
+    device_completion =
+        parse_completion("command-line option --troupe.device-completion", completion_text);
+
   remaining_args.emplace_back(argv[0]);
   for (const auto& arg : app.remaining()) {
     if (arg.rfind("--troupe.", 0) == 0)
       throw error(errc::invalid_argument,
                   "command line: unknown option '" + arg +
-                      "'; troupe knows --troupe.threads and --troupe.throughput");
+                      "'; troupe knows --troupe.threads, --troupe.throughput, "
+                      "--troupe.device-completion and --troupe.kernel-cache");
     remaining_args.push_back(arg);
   }
 }

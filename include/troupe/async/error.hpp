@@ -24,6 +24,10 @@ enum class errc : std::uint8_t {
   kill,                   ///< an actor was killed explicitly
   system_gone,            ///< the actor system or device that owns a resource no longer exists
   runtime_error,          ///< user code failed with a std::exception; the message is its what()
+  out_of_range,           ///< an offset or size lies outside the object it refers to
+  out_of_device_memory,   ///< a device could not allocate the memory an operation needs
+  compile_error,          ///< a device program did not compile; the message holds the build log
+  device_error,           ///< a device, its driver or a command on it failed
 };
 
 /// The name of an error code, for messages and logs.

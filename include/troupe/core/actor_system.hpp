@@ -9,6 +9,7 @@
 #include <optional>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "troupe/core/actor.hpp"
 #include "troupe/core/actor_registry.hpp"
@@ -19,6 +20,8 @@
 #include "troupe/core/event_based_actor.hpp"
 
 namespace troupe {
+
+class device_selection;
 
 namespace detail {
 
@@ -76,6 +79,26 @@ class actor_system {
 
   /// Blocks until every spawned actor has ended (scoped actors do not count).
   void await_all_actors_done();
+
+  // -- devices --------------------------------------------------------------
+
+  /// The OpenCL and CUDA devices of this machine, found on the first call. Defined by the
+  /// device layer: include "troupe/device.hpp" and link troupe::device.
+  device_selection devices();
+
+  // -- extensions -----------------------------------------------------------
+
+  /// State that a higher layer keeps per system (the device layer's manager): created on first
+  /// use, stopped after all actors have ended and before the scheduler stops, then destroyed.
+  class extension {
+   public:
+    virtual ~extension() = default;
+    /// Finishes outstanding work; the scheduler still runs continuations meanwhile.
+    virtual void stop() noexcept {}
+  };
+
+  /// The extension registered under `key`, made by `make` on first use.
+  extension& extension_for(const void* key, std::unique_ptr<extension> (*make)(actor_system&));
 
   // -- spawning -------------------------------------------------------------
 
@@ -136,6 +159,8 @@ class actor_system {
   std::atomic<std::size_t> live_count_{0};
   std::mutex done_mutex_;  // guards nothing but the wait for live_count_ == 0
   std::condition_variable all_done_;
+  std::mutex extensions_mutex_;
+  std::vector<std::pair<const void*, std::unique_ptr<extension>>> extensions_;
 };
 
 template <class Impl, class... Args>

@@ -7,8 +7,8 @@
 namespace troupe {
 
 /// Settings of an actor system. Defaults, overridden by the environment (TROUPE_THREADS,
-/// TROUPE_THROUGHPUT), overridden by the command line (--troupe.threads=N,
-/// --troupe.throughput=N; "--troupe.threads N" works too). Arguments that do not start with
+/// TROUPE_THROUGHPUT, ...), overridden by the command line (--troupe.threads=N,
+/// --troupe.throughput=N, ...; "--troupe.threads N" works too). Arguments that do not start with
 /// --troupe. are left for the program in `remaining_args`.
 struct config {
   /// Worker threads of the scheduler; 0 means one per hardware thread.
@@ -16,6 +16,16 @@ struct config {
 
   /// Messages an actor may process before it yields its worker to others.
   std::size_t throughput = 300;
+
+  /// How the device layer learns that device commands have finished: "polling" (a completion
+  /// thread queries events) or "callback" (the driver calls back). TROUPE_DEVICE_COMPLETION,
+  /// --troupe.device-completion.
+  std::string device_completion = "polling";
+
+  /// Where compiled device programs are cached on disk: a directory, "off", or empty for
+  /// $XDG_CACHE_HOME/troupe/kernels (else ~/.cache/troupe/kernels). TROUPE_KERNEL_CACHE,
+  /// --troupe.kernel-cache.
+  std::string kernel_cache;
 
   /// The program's own arguments (argv[0] first), with troupe's removed.
   std::vector<std::string> remaining_args;

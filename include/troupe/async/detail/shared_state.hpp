@@ -81,6 +81,12 @@ class state_base : public ref_counted {
   /// The executor continuations of this state run on unless told otherwise (may be null).
   const intrusive_ptr<executor>& default_executor() const noexcept { return executor_; }
 
+  /// What produces this state's result, when a consumer can wait for that more cheaply than for
+  /// the state: the device layer sets a command's event here, so that a later command on the
+  /// same device waits on the device instead of on the host. Set before the future is handed out.
+  const intrusive_ptr<ref_counted>& origin() const noexcept { return origin_; }
+  void set_origin(intrusive_ptr<ref_counted> what) noexcept { origin_ = std::move(what); }
+
   /// Fires `c` when this state becomes ready; at once if it already is.
   void attach(continuation* c) noexcept {
     if (!try_push(c)) c->fire();
@@ -128,6 +134,7 @@ class state_base : public ref_counted {
   std::atomic<bool> claimed_{false};
   std::exception_ptr error_;
   intrusive_ptr<executor> executor_;
+  intrusive_ptr<ref_counted> origin_;
 };
 
 /// The shared state of a `future<T>`: a `state_base` plus the value.

@@ -1,0 +1,114 @@
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "troupe/async/detail/intrusive_ptr.hpp"
+#include "troupe/async/detail/shared_state.hpp"
+
+namespace troupe::detail {
+
+class buffer_state;
+class program_state;
+
+/// What a command waits for: the states of the futures passed to `after(...)`.
+struct dependency_list {
+  std::vector<intrusive_ptr<state_base>> states;
+  bool has_invalid = false;  // after() got a future without a state
+};
+
+/// A launch's index space, normalised: global = grid × block for CUDA-style launches.
+struct launch_shape {
+  unsigned dimensions = 1;
+  std::array<std::size_t, 3> global{1, 1, 1};
+  std::array<std::size_t, 3> local{0, 0, 0};  // all zero: the backend picks
+  std::array<std::size_t, 3> offset{0, 0, 0};
+  std::size_t shared_bytes = 0;  // CUDA dynamic shared memory
+};
+
+/// One actual argument of a launch, as the public API packs it.
+struct launch_argument {
+  enum class kind : std::uint8_t { buffer, scalar, local };
+  kind what = kind::scalar;
+  intrusive_ptr<buffer_state> buffer;  // kind::buffer; kept alive until the launch completes
+  std::array<std::byte, 16> scalar{};  // kind::scalar: the value's bytes
+  std::size_t size = 0;                // scalar: sizeof; local: bytes; buffer: element size
+  /// OpenCL C name of the element or scalar type ("float", "uint"); empty for other types.
+  const char* type_name = "";
+};
+
+/// One device command as the public API describes it; the frontend checks and issues it.
+struct command {
+  enum class kind : std::uint8_t { write, read, fill, copy, launch };
+  kind what = kind::write;
+  /// For messages: the public call ("buffer<float>::read").
+  std::string caller;
+
+  // write, read, fill: `buffer`; copy: from `buffer` to `target`. Offsets and sizes in bytes.
+  intrusive_ptr<buffer_state> buffer;
+  intrusive_ptr<buffer_state> target;
+  std::size_t offset = 0;
+  std::size_t target_offset = 0;
+  std::size_t bytes = 0;
+  const void* host_source = nullptr;  // write
+  void* host_destination = nullptr;   // read
+  bool pinned = false;                // the host memory is page-locked (a host_buffer)
+  std::array<std::byte, 16> pattern{};
+  std::size_t pattern_size = 0;
+  /// Host memory that must live until the command completes (a host_buffer, a moved vector).
+  intrusive_ptr<ref_counted> keep_alive;
+
+  // launch
+  intrusive_ptr<program_state> program;
+  std::string kernel;
+  launch_shape shape;
+  std::vector<launch_argument> arguments;
+};
+
+/// Receives the end of a command: satisfies the future the caller holds.
+class command_result : public ref_counted {
+ public:
+  /// The command finished.
+  virtual void complete() noexcept = 0;
+  /// The command failed, or could not be issued.
+  virtual void fail(std::exception_ptr error) noexcept = 0;
+  /// The future's state; the frontend sets its origin to the command's event.
+  virtual state_base& state() noexcept = 0;
+};
+
+/// A command_result for a future<void>.
+class void_result final : public command_result {
+ public:
+  explicit void_result(intrusive_ptr<executor> ex)
+      : state_(new shared_state<void>(std::move(ex)), adopt_ref) {}
+  void complete() noexcept override { state_->try_set_value(); }
+  void fail(std::exception_ptr error) noexcept override { state_->try_set_error(std::move(error)); }
+  state_base& state() noexcept override { return *state_; }
+  const intrusive_ptr<shared_state<void>>& shared() const noexcept { return state_; }
+
+ private:
+  intrusive_ptr<shared_state<void>> state_;
+};
+
+/// A command_result for a read into a vector it owns: future<std::vector<T>>.
+template <class T>
+class vector_result final : public command_result {
+ public:
+  vector_result(intrusive_ptr<executor> ex, std::size_t count)
+      : state_(new shared_state<std::vector<T>>(std::move(ex)), adopt_ref), data_(count) {}
+  void complete() noexcept override { state_->try_set_value(std::move(data_)); }
+  void fail(std::exception_ptr error) noexcept override { state_->try_set_error(std::move(error)); }
+  state_base& state() noexcept override { return *state_; }
+  const intrusive_ptr<shared_state<std::vector<T>>>& shared() const noexcept { return state_; }
+  T* data() noexcept { return data_.data(); }
+
+ private:
+  intrusive_ptr<shared_state<std::vector<T>>> state_;
+  std::vector<T> data_;
+};
+
+}  // namespace troupe::detail

@@ -1,0 +1,174 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+
+#include "troupe/async/detail/intrusive_ptr.hpp"
+#include "troupe/async/executor.hpp"
+#include "troupe/async/future.hpp"
+#include "troupe/device/detail/command.hpp"
+#include "troupe/device/device_info.hpp"
+
+namespace troupe {
+class program;
+}  // namespace troupe
+
+namespace troupe::detail {
+
+class backend_device;
+class backend_host_memory;
+class backend_kernel;
+class backend_memory;
+class backend_program;
+class backend_queue;
+class device_manager;
+class queue_state;
+
+/// A device as the frontend holds it. Handles (device, buffers, queues, programs) keep it, and
+/// so its driver context, alive; the manager closes it when the actor system goes.
+class device_state final : public ref_counted {
+ public:
+  device_state(device_manager& manager, std::unique_ptr<backend_device> backend,
+               intrusive_ptr<executor> results);
+  ~device_state() override;
+
+  const device_info& info() const noexcept;
+  backend_device& backend() noexcept { return *backend_; }
+
+  /// Where continuations of this device's futures run: the actor system's scheduler.
+  const intrusive_ptr<executor>& results() const noexcept { return results_; }
+
+  /// While held, the device stays open (or stays closed): commands are issued under it, so
+  /// that closing waits for commands being issued and none is issued after.
+  std::shared_lock<std::shared_mutex> hold_open() const { return std::shared_lock{open_mutex_}; }
+  /// The manager, or null once the actor system is gone. Use only under hold_open().
+  device_manager* manager() const noexcept { return manager_; }
+
+  /// Throws troupe::error(errc::system_gone) naming the device once the system is gone.
+  void check_open(const char* caller) const;
+  bool is_open() const;
+  void close();
+
+  queue_state& default_queue();
+  intrusive_ptr<queue_state> make_queue();
+
+  future<program> compile(const std::string& source, const std::string& options);
+
+ private:
+  device_manager* manager_;
+  std::unique_ptr<backend_device> backend_;
+  intrusive_ptr<executor> results_;
+  mutable std::shared_mutex open_mutex_;  // guards manager_
+  mutable std::mutex mutex_;              // guards the rest
+  intrusive_ptr<queue_state> default_queue_;
+  /// Programs by (options, source): the in-memory program cache.
+  std::map<std::string, shared_future<program>> programs_;
+};
+
+/// An in-order queue: commands are issued in the order they were submitted. A command whose
+/// host-side dependencies are not ready yet waits in `deferred_`, and so do all after it.
+class queue_state final : public ref_counted {
+ public:
+  /// `keep_device`: false for the device's own default queue, which must not keep its owner
+  /// alive (every command holds a buffer or program, and so the device, until it completes).
+  queue_state(device_state& device, bool keep_device, std::unique_ptr<backend_queue> backend);
+  ~queue_state() override;
+
+  device_state& device() noexcept { return *device_; }
+  backend_queue& backend() noexcept { return *backend_; }
+
+  /// Submits `cmd` to run after `deps`; `result` receives its end.
+  void submit(command cmd, dependency_list deps, intrusive_ptr<command_result> result);
+
+  struct pending;
+
+  /// Issues the deferred commands whose dependencies are ready, in order.
+  void drain();
+
+ private:
+  void issue(pending& op) noexcept;
+  /// A copy between devices without peer access: a read here, then a write there.
+  void submit_staged_copy(pending& op, const dependency_list& deps);
+
+  device_state* device_;
+  intrusive_ptr<device_state> device_ref_;
+  std::unique_ptr<backend_queue> backend_;
+  std::mutex mutex_;
+  std::deque<intrusive_ptr<pending>> deferred_;
+};
+
+/// Memory of one buffer.
+class buffer_state final : public ref_counted {
+ public:
+  buffer_state(intrusive_ptr<device_state> device, std::unique_ptr<backend_memory> memory,
+               std::size_t bytes);
+  ~buffer_state() override;
+
+  device_state& device() noexcept { return *device_; }
+  const intrusive_ptr<device_state>& device_handle() const noexcept { return device_; }
+  backend_memory* memory() noexcept { return memory_.get(); }
+  std::size_t bytes() const noexcept { return bytes_; }
+
+ private:
+  intrusive_ptr<device_state> device_;
+  std::unique_ptr<backend_memory> memory_;  // null for an empty buffer
+  std::size_t bytes_;
+};
+
+/// Page-locked host memory.
+class host_memory_state final : public ref_counted {
+ public:
+  host_memory_state(intrusive_ptr<device_state> device, std::unique_ptr<backend_host_memory> memory,
+                    std::size_t bytes);
+  ~host_memory_state() override;
+
+  void* data() noexcept { return data_; }
+  std::size_t bytes() const noexcept { return bytes_; }
+
+ private:
+  intrusive_ptr<device_state> device_;
+  std::unique_ptr<backend_host_memory> memory_;
+  void* data_ = nullptr;
+  std::size_t bytes_;
+};
+
+/// A built program and its kernels, created on first use and shared by all launches.
+class program_state final : public ref_counted {
+ public:
+  program_state(intrusive_ptr<device_state> device, std::unique_ptr<backend_program> backend,
+                bool from_cache);
+  ~program_state() override;
+
+  device_state& device() noexcept { return *device_; }
+  backend_program& backend() noexcept { return *backend_; }
+  bool from_cache() const noexcept { return from_cache_; }
+
+  /// The kernel called `name`; throws troupe::error(errc::invalid_argument) if there is none.
+  backend_kernel& kernel(const std::string& name);
+
+ private:
+  intrusive_ptr<device_state> device_;
+  std::unique_ptr<backend_program> backend_;
+  bool from_cache_;
+  std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<backend_kernel>, std::less<>> kernels_;
+};
+
+/// Allocates `bytes` of device memory; throws troupe::error (errc::out_of_device_memory,
+/// errc::system_gone) naming the caller.
+intrusive_ptr<buffer_state> allocate_buffer(device_state& device, std::size_t bytes,
+                                            const char* caller);
+intrusive_ptr<host_memory_state> allocate_host_memory(device_state& device, std::size_t bytes,
+                                                      const char* caller);
+
+/// An error for a range [offset, offset + count) outside `size` elements, or null.
+std::exception_ptr check_range(const char* caller, std::size_t offset, std::size_t count,
+                               std::size_t size);
+
+}  // namespace troupe::detail

@@ -1,0 +1,280 @@
+// The public handles' non-template members, and the states behind buffers and pinned memory.
+#include <algorithm>
+#include <string>
+
+#include "backend.hpp"
+#include "device_manager.hpp"
+#include "troupe/device.hpp"
+
+namespace troupe {
+
+std::string_view to_string(backend b) noexcept {
+  return b == backend::cuda ? "cuda" : "opencl";
+}
+
+std::string_view to_string(device_type t) noexcept {
+  switch (t) {
+    case device_type::gpu:
+      return "gpu";
+    case device_type::cpu:
+      return "cpu";
+    case device_type::accelerator:
+      return "accelerator";
+    case device_type::other:
+      break;
+  }
+  return "other";
+}
+
+std::string to_string(version v) {
+  return std::to_string(v.major) + "." + std::to_string(v.minor);
+}
+
+// -- nd_range -----------------------------------------------------------------
+
+nd_range::nd_range(extent3 global, extent3 local, extent3 offset) {
+  if (global.count == 0) {
+    problem_ = "nd_range: the global size has 1 to 3 dimensions";
+    return;
+  }
+  if (local.count != 0 && local.count != global.count) {
+    problem_ = "nd_range: the local size has as many dimensions as the global size";
+    return;
+  }
+  if (offset.count != 0 && offset.count != global.count) {
+    problem_ = "nd_range: the offset has as many dimensions as the global size";
+    return;
+  }
+  dims_ = global.count;
+  global_ = global.values;
+  if (local.count != 0) local_ = local.values;
+  if (offset.count != 0) {
+    offset_ = offset.values;
+    for (unsigned d = dims_; d < 3; ++d) offset_[d] = 0;
+  }
+  for (unsigned d = 0; d < dims_; ++d) {
+    if (global_[d] == 0) problem_ = "nd_range: a global size is 0";
+    if (local.count != 0 && local_[d] == 0) problem_ = "nd_range: a local size is 0";
+    if (local.count != 0 && local_[d] != 0 && global_[d] % local_[d] != 0)
+      problem_ = "nd_range: each global size must be a multiple of its local size";
+  }
+}
+
+namespace detail {
+
+launch_shape make_launch_shape(const nd_range& range) {
+  if (range.problem() != nullptr) throw error(errc::invalid_argument, range.problem());
+  launch_shape shape;
+  shape.dimensions = range.dimensions();
+  shape.global = range.global();
+  shape.local = range.local();
+  shape.offset = range.offset();
+  return shape;
+}
+
+launch_shape make_launch_shape(const cuda_grid& grid) {
+  launch_shape shape;
+  shape.dimensions = grid.grid[2] * grid.block[2] > 1   ? 3
+                     : grid.grid[1] * grid.block[1] > 1 ? 2
+                                                        : 1;
+  for (int d = 0; d < 3; ++d) {
+    if (grid.grid[d] == 0 || grid.block[d] == 0)
+      throw error(errc::invalid_argument, "cuda_grid: grid and block sizes must not be 0");
+    shape.global[d] = std::size_t{grid.grid[d]} * grid.block[d];
+    shape.local[d] = grid.block[d];
+  }
+  shape.shared_bytes = grid.shared_bytes;
+  return shape;
+}
+
+// -- buffer and pinned memory states ---------------------------------------------
+
+buffer_state::buffer_state(intrusive_ptr<device_state> device,
+                           std::unique_ptr<backend_memory> memory, std::size_t bytes)
+    : device_(std::move(device)), memory_(std::move(memory)), bytes_(bytes) {}
+
+buffer_state::~buffer_state() = default;
+
+host_memory_state::host_memory_state(intrusive_ptr<device_state> device,
+                                     std::unique_ptr<backend_host_memory> memory, std::size_t bytes)
+    : device_(std::move(device)), memory_(std::move(memory)), bytes_(bytes) {
+  if (memory_) data_ = memory_->data;
+}
+
+host_memory_state::~host_memory_state() = default;
+
+intrusive_ptr<buffer_state> allocate_buffer(device_state& device, std::size_t bytes,
+                                            const char* caller) {
+  device.check_open(caller);
+  std::unique_ptr<backend_memory> memory;
+  if (bytes != 0) memory = device.backend().allocate(bytes);
+  return intrusive_ptr<buffer_state>{
+      new buffer_state(intrusive_ptr<device_state>{&device}, std::move(memory), bytes), adopt_ref};
+}
+
+intrusive_ptr<host_memory_state> allocate_host_memory(device_state& device, std::size_t bytes,
+                                                      const char* caller) {
+  device.check_open(caller);
+  std::unique_ptr<backend_host_memory> memory;
+  if (bytes != 0) memory = device.backend().allocate_host(bytes);
+  return intrusive_ptr<host_memory_state>{
+      new host_memory_state(intrusive_ptr<device_state>{&device}, std::move(memory), bytes),
+      adopt_ref};
+}
+
+std::exception_ptr check_range(const char* caller, std::size_t offset, std::size_t count,
+                               std::size_t size) {
+  if (offset <= size && count <= size - offset) return nullptr;
+  return std::make_exception_ptr(
+      error(errc::out_of_range, std::string{caller} + ": elements [" + std::to_string(offset) +
+                                    ", " + std::to_string(offset + count) + ") lie outside the " +
+                                    std::to_string(size) + " elements there are"));
+}
+
+std::exception_ptr check_handles(const char* caller, const queue_state* queue,
+                                 const intrusive_ptr<buffer_state>& buffer) {
+  if (!buffer)
+    return std::make_exception_ptr(
+        error(errc::no_state, std::string{caller} + ": the buffer handle is empty"));
+  if (queue == nullptr)
+    return std::make_exception_ptr(
+        error(errc::no_state, std::string{caller} + ": the queue handle is empty"));
+  return nullptr;
+}
+
+}  // namespace detail
+
+// -- device -------------------------------------------------------------------------
+
+detail::device_state& device::checked() const {
+  if (!state_) throw error(errc::no_state, "device: the handle is empty");
+  return *state_;
+}
+
+const device_info& device::info() const {
+  return checked().info();
+}
+
+future<program> device::compile(const std::string& source, const std::string& options) const {
+  if (!state_)
+    return make_exceptional_future<program>(
+        error(errc::no_state, "device::compile: the device handle is empty"));
+  return state_->compile(source, options);
+}
+
+device_queue device::default_queue() const {
+  return device_queue{detail::intrusive_ptr<detail::queue_state>{&checked().default_queue()},
+                      state_};
+}
+
+device_queue device::make_queue() const {
+  return device_queue{checked().make_queue()};
+}
+
+// -- program ------------------------------------------------------------------------
+
+std::string program::build_log() const {
+  return state_ ? state_->backend().build_log() : "";
+}
+
+troupe::device program::device() const {
+  return troupe::device{state_ ? detail::intrusive_ptr<detail::device_state>{&state_->device()}
+                               : nullptr};
+}
+
+// -- device_queue ---------------------------------------------------------------------
+
+troupe::device device_queue::device() const {
+  return troupe::device{state_ ? detail::intrusive_ptr<detail::device_state>{&state_->device()}
+                               : nullptr};
+}
+
+namespace {
+
+template <class Shape>
+future<void> submit_launch(detail::queue_state* queue, const program& prog, std::string name,
+                           const Shape& shape, std::vector<detail::launch_argument> args,
+                           const dependencies& deps) {
+  if (queue == nullptr)
+    return make_exceptional_future<void>(
+        error(errc::no_state, "launch of kernel '" + name + "': the queue handle is empty"));
+  detail::command cmd;
+  cmd.what = detail::command::kind::launch;
+  cmd.caller = "launch of kernel '" + name + "'";
+  try {
+    cmd.shape = detail::make_launch_shape(shape);
+  } catch (const error& e) {
+    return make_exceptional_future<void>(error(
+        e.code(), cmd.caller + " on device '" + queue->device().info().name + "': " + e.what()));
+  }
+  cmd.program = prog.state();
+  cmd.kernel = std::move(name);
+  cmd.arguments = std::move(args);
+  return detail::submit_void(*queue, std::move(cmd), deps);
+}
+
+}  // namespace
+
+future<void> device_queue::launch_packed(const program& prog, std::string name,
+                                         const nd_range& shape,
+                                         std::vector<detail::launch_argument> args,
+                                         const dependencies& deps) {
+  return submit_launch(state_.get(), prog, std::move(name), shape, std::move(args), deps);
+}
+
+future<void> device_queue::launch_packed(const program& prog, std::string name,
+                                         const cuda_grid& shape,
+                                         std::vector<detail::launch_argument> args,
+                                         const dependencies& deps) {
+  return submit_launch(state_.get(), prog, std::move(name), shape, std::move(args), deps);
+}
+
+// -- device_selection -------------------------------------------------------------------
+
+template <class Keep>
+device_selection device_selection::narrowed(const std::string& filter, Keep keep) const {
+  std::vector<device> kept;
+  std::copy_if(devices_.begin(), devices_.end(), std::back_inserter(kept), keep);
+  device_selection out{std::move(kept), unavailable_};
+  out.filters_ = filters_.empty() ? filter : filters_ + ", " + filter;
+  return out;
+}
+
+device_selection device_selection::of(troupe::backend b) const {
+  return narrowed("backend=" + std::string{to_string(b)},
+                  [b](const device& d) { return d.info().backend == b; });
+}
+
+device_selection device_selection::type(device_type t) const {
+  return narrowed("type=" + std::string{to_string(t)},
+                  [t](const device& d) { return d.info().type == t; });
+}
+
+device_selection device_selection::min_compute_capability(version v) const {
+  return narrowed("compute capability>=" + to_string(v), [v](const device& d) {
+    return d.info().backend == backend::cuda && d.info().compute_capability >= v;
+  });
+}
+
+device_selection device_selection::min_opencl_version(version v) const {
+  return narrowed("OpenCL>=" + to_string(v), [v](const device& d) {
+    return d.info().backend == backend::opencl && d.info().opencl_version >= v;
+  });
+}
+
+device_selection device_selection::name_contains(const std::string& text) const {
+  return narrowed("name contains '" + text + "'", [text](const device& d) {
+    return d.info().name.find(text) != std::string::npos;
+  });
+}
+
+const device& device_selection::front() const {
+  if (!devices_.empty()) return devices_.front();
+  std::string message = "devices: no device matches";
+  message += filters_.empty() ? " (no filters)" : " " + filters_;
+  for (const auto& u : unavailable_)
+    message += "; " + std::string{to_string(u.backend)} + ": " + u.reason;
+  throw error(errc::invalid_argument, message);
+}
+
+}  // namespace troupe

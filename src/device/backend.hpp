@@ -1,0 +1,190 @@
+#pragma once
+
+// The interface every device backend (opencl/, cuda/) implements. Private to the device layer:
+// the public API (device, buffer, queue, program) is written once on top of it.
+//
+// Threading contract:
+// - backend_device and backend_program methods may be called from any thread at any time.
+// - The methods of one backend_queue are called by one thread at a time (the frontend holds the
+//   queue's lock), from scheduler workers. They must never wait for the device.
+// - backend_event::query, notify and finish are called by the completion path.
+// Failures are thrown as troupe::error with a message that names the operation and the device.
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "troupe/async/detail/intrusive_ptr.hpp"
+#include "troupe/async/error.hpp"
+#include "troupe/device/detail/command.hpp"
+#include "troupe/device/device_info.hpp"
+
+namespace troupe::detail {
+
+/// Marks the end of one enqueued command: an OpenCL cl_event or a pooled CUevent.
+class backend_event : public ref_counted {
+ public:
+  /// Events with the same domain can be waited for on the device (in a wait list, or with
+  /// cuStreamWaitEvent); any other event is waited for on the host.
+  virtual const void* domain() const noexcept = 0;
+
+  /// Never blocks. True once the command has finished; throws troupe::error (errc::device_error)
+  /// if it failed.
+  virtual bool query() = 0;
+
+  /// Calls `done` once, from a driver thread, when the command has finished or failed. `done`
+  /// must not call the driver; the frontend only queues the event for query() and finish().
+  virtual void notify(std::function<void()> done) = 0;
+
+  /// Called once by the completion path after query() returned true, before the command's
+  /// future is satisfied: host-side work that completes the command (a staged read copies out
+  /// of its pinned staging block here and returns the block). Default: nothing.
+  virtual void finish() {}
+};
+using event_ptr = intrusive_ptr<backend_event>;
+using wait_list = std::span<backend_event* const>;
+
+/// Device memory of one allocation.
+class backend_memory {
+ public:
+  virtual ~backend_memory() = default;
+  std::size_t bytes = 0;
+};
+
+/// Page-locked host memory that the device copies from and to asynchronously.
+class backend_host_memory {
+ public:
+  virtual ~backend_host_memory() = default;
+  void* data = nullptr;
+  std::size_t bytes = 0;
+};
+
+/// One formal parameter of a kernel, as far as the backend can tell.
+struct kernel_param {
+  enum class kind : std::uint8_t {
+    global_pointer,
+    local_pointer,
+    constant_pointer,
+    scalar,
+    unknown
+  };
+  kind what = kind::unknown;
+  /// Bytes of a by-value parameter; 0 when unknown.
+  std::size_t size = 0;
+  /// OpenCL: the declared type without qualifiers ("float*", "int"); empty when unknown.
+  std::string type_name;
+};
+
+/// One actual argument of a launch.
+struct kernel_argument {
+  enum class kind : std::uint8_t { memory, scalar, local };
+  kind what = kind::scalar;
+  backend_memory* memory = nullptr;    // kind::memory
+  std::array<std::byte, 16> scalar{};  // kind::scalar: the value's bytes
+  std::size_t size = 0;                // scalar: sizeof; local: bytes of local memory
+};
+
+/// A kernel of a built program. launch() on different queues may run concurrently with the same
+/// backend_kernel, so it keeps no per-launch state unguarded.
+class backend_kernel {
+ public:
+  virtual ~backend_kernel() = default;
+  std::string name;
+  /// The formal parameters; empty with params_known == false when the driver cannot tell.
+  std::vector<kernel_param> params;
+  bool params_known = true;
+};
+
+/// A built program.
+class backend_program {
+ public:
+  virtual ~backend_program() = default;
+
+  /// An opaque blob that backend_device::load turns back into this program: what the disk
+  /// cache stores.
+  virtual std::vector<std::byte> binary() const = 0;
+
+  /// The compiler's log (may be empty; warnings of a successful build live here).
+  virtual std::string build_log() const = 0;
+
+  /// The kernel called `name`; throws troupe::error(errc::invalid_argument) naming the kernels
+  /// the program has when there is none.
+  virtual std::unique_ptr<backend_kernel> kernel(const std::string& name) = 0;
+};
+
+/// An in-order queue (an OpenCL command queue or a CUDA stream). Every call enqueues one command
+/// to start after the events in `wait` (all of this device's domain) and returns the event that
+/// marks its end. A call that fails throws and enqueues nothing.
+class backend_queue {
+ public:
+  virtual ~backend_queue() = default;
+
+  /// `pinned`: `src`/`dst` is page-locked memory from allocate_host, so the copy may be truly
+  /// asynchronous. Otherwise the backend stages through pinned memory of its own or lets the
+  /// driver do so, but never blocks the calling thread until the device is done.
+  virtual event_ptr write(backend_memory& dst, std::size_t offset, const void* src,
+                          std::size_t bytes, bool pinned, wait_list wait) = 0;
+  virtual event_ptr read(backend_memory& src, std::size_t offset, void* dst, std::size_t bytes,
+                         bool pinned, wait_list wait) = 0;
+  /// Repeats the `pattern_size` bytes at `pattern` (1, 2, 4, 8 or 16 bytes) over `bytes` bytes.
+  virtual event_ptr fill(backend_memory& dst, std::size_t offset, std::size_t bytes,
+                         const void* pattern, std::size_t pattern_size, wait_list wait) = 0;
+  /// Copies within one device.
+  virtual event_ptr copy(backend_memory& src, std::size_t src_offset, backend_memory& dst,
+                         std::size_t dst_offset, std::size_t bytes, wait_list wait) = 0;
+  virtual event_ptr launch(backend_kernel& kernel, const launch_shape& shape,
+                           std::span<const kernel_argument> args, wait_list wait) = 0;
+};
+
+/// One device of a backend.
+class backend_device {
+ public:
+  virtual ~backend_device() = default;
+
+  device_info info;
+
+  /// Throws troupe::error(errc::out_of_device_memory) naming the size and the device.
+  virtual std::unique_ptr<backend_memory> allocate(std::size_t bytes) = 0;
+  virtual std::unique_ptr<backend_host_memory> allocate_host(std::size_t bytes) = 0;
+  virtual std::unique_ptr<backend_queue> make_queue() = 0;
+
+  /// Compiles; blocking CPU work, run off the scheduler's workers. Throws troupe::error
+  /// (errc::compile_error) whose message holds the full build log.
+  virtual std::unique_ptr<backend_program> build(const std::string& source,
+                                                 const std::string& options) = 0;
+  /// Rebuilds a program from backend_program::binary().
+  virtual std::unique_ptr<backend_program> load(std::span<const std::byte> binary) = 0;
+
+  /// What identifies compiled code for this device in the disk cache: the device, its
+  /// architecture, the driver and the compiler version.
+  virtual std::string cache_identity() const = 0;
+
+  /// Events of this device's queues; see backend_event::domain.
+  virtual const void* domain() const noexcept = 0;
+
+  /// Whether copy_peer to `other` works (CUDA peer access between two GPUs).
+  virtual bool can_copy_peer(const backend_device& /*other*/) const { return false; }
+  /// Copies from this device's `src` to `other`'s `dst` on `queue` (one of this device's).
+  virtual event_ptr copy_peer(backend_queue& /*queue*/, backend_memory& /*src*/,
+                              std::size_t /*src_offset*/, backend_device& /*other*/,
+                              backend_memory& /*dst*/, std::size_t /*dst_offset*/,
+                              std::size_t /*bytes*/, wait_list /*wait*/) {
+    throw error(errc::invalid_argument, "copy_peer: not supported between these devices");
+  }
+};
+
+/// What a backend found: its devices, or why it has none.
+struct backend_discovery {
+  std::vector<std::unique_ptr<backend_device>> devices;
+  /// Empty when the backend works; otherwise why it offers no devices ("libcuda.so.1 not found").
+  std::string unavailable_reason;
+};
+
+backend_discovery discover_opencl();
+backend_discovery discover_cuda();
+
+}  // namespace troupe::detail

@@ -1,0 +1,98 @@
+#include "completion_queue.hpp"
+
+#include <chrono>
+
+namespace troupe::detail {
+
+completion_queue::completion_queue(mode m) : mode_(m), thread_([this] { run(); }) {}
+
+completion_queue::~completion_queue() {
+  stop();
+}
+
+void completion_queue::watch(event_ptr event, intrusive_ptr<command_result> result) {
+  if (mode_ == mode::callback) {
+    // The driver's thread only counts and wakes; query/finish/complete run on our thread, where
+    // calling the driver is allowed.
+    event->notify([this] {
+      {
+        std::lock_guard guard{mutex_};
+        ++signalled_;
+      }
+      wake_.notify_one();
+    });
+  }
+  {
+    std::lock_guard guard{mutex_};
+    incoming_.push_back({std::move(event), std::move(result)});
+  }
+  wake_.notify_one();
+}
+
+void completion_queue::stop() {
+  {
+    std::lock_guard guard{mutex_};
+    if (stopping_ && !thread_.joinable()) return;
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool completion_queue::try_finish(entry& e) noexcept {
+  try {
+    if (!e.event->query()) return false;
+    e.event->finish();
+  } catch (...) {
+    e.result->fail(std::current_exception());
+    return true;
+  }
+  e.result->complete();
+  return true;
+}
+
+void completion_queue::run() {
+  using namespace std::chrono;
+  std::vector<entry> pending;
+  auto last_progress = steady_clock::now();
+  for (;;) {
+    {
+      std::unique_lock lock{mutex_};
+      if (pending.empty() && incoming_.empty()) {
+        if (stopping_) return;
+        wake_.wait(lock, [&] { return stopping_ || !incoming_.empty(); });
+        last_progress = steady_clock::now();
+      } else if (mode_ == mode::callback && signalled_ == 0 && incoming_.empty()) {
+        wake_.wait(lock, [&] { return signalled_ != 0 || !incoming_.empty(); });
+      }
+      signalled_ = 0;
+      for (auto& e : incoming_) pending.push_back(std::move(e));
+      incoming_.clear();
+    }
+    // Finish in submission order, so that a queue's futures become ready in its order.
+    std::size_t kept = 0;
+    bool progress = false;
+    for (auto& e : pending) {
+      if (try_finish(e))
+        progress = true;
+      else
+        pending[kept++] = std::move(e);
+    }
+    pending.resize(kept);
+    if (mode_ == mode::callback || pending.empty()) continue;
+    // Polling: spin for a while after the last completion (short commands finish within
+    // microseconds), then back off up to 200 µs so that long kernels do not cost a core.
+    auto now = steady_clock::now();
+    if (progress) last_progress = now;
+    auto idle = now - last_progress;
+    if (idle < microseconds(100)) {
+      std::this_thread::yield();
+    } else {
+      auto nap = std::min<steady_clock::duration>(idle / 8, microseconds(200));
+      std::unique_lock lock{mutex_};
+      wake_.wait_for(lock, nap, [&] { return !incoming_.empty(); });
+    }
+  }
+}
+
+}  // namespace troupe::detail

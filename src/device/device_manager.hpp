@@ -1,0 +1,57 @@
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "completion_queue.hpp"
+#include "kernel_cache.hpp"
+#include "troupe/core/actor_system.hpp"
+#include "troupe/device/device_selection.hpp"
+
+namespace troupe::detail {
+
+/// The device layer's per-system state: the devices of both backends, the completion thread,
+/// the compiler thread and the disk cache of compiled programs.
+class device_manager final : public actor_system::extension {
+ public:
+  explicit device_manager(actor_system& system);
+  ~device_manager() override;
+
+  /// The manager of `system`, created on first use.
+  static device_manager& of(actor_system& system);
+
+  const std::vector<device>& devices() const noexcept { return devices_; }
+  const std::vector<device_selection::unavailable_backend>& unavailable() const noexcept {
+    return unavailable_;
+  }
+
+  completion_queue& completions() noexcept { return completions_; }
+  const kernel_cache& cache() const noexcept { return cache_; }
+
+  /// Runs `job` on the compiler thread: compilation is long CPU work that must not occupy a
+  /// scheduler worker.
+  void compile_later(std::function<void()> job);
+
+  /// Waits for outstanding compilations and device commands, then closes every device.
+  void stop() noexcept override;
+
+ private:
+  void run_compiler();
+
+  completion_queue completions_;
+  kernel_cache cache_;
+  std::vector<device> devices_;
+  std::vector<device_selection::unavailable_backend> unavailable_;
+
+  std::mutex compile_mutex_;
+  std::condition_variable compile_wake_;
+  std::deque<std::function<void()>> compile_jobs_;
+  bool stopping_ = false;
+  std::thread compiler_;
+};
+
+}  // namespace troupe::detail

@@ -1,0 +1,131 @@
+#include "troupe/device/detail/device_state.hpp"
+
+#include "backend.hpp"
+#include "device_manager.hpp"
+#include "troupe/async/promise.hpp"
+#include "troupe/device/program.hpp"
+
+namespace troupe::detail {
+
+device_state::device_state(device_manager& manager, std::unique_ptr<backend_device> backend,
+                           intrusive_ptr<executor> results)
+    : manager_(&manager), backend_(std::move(backend)), results_(std::move(results)) {}
+
+device_state::~device_state() = default;
+
+const device_info& device_state::info() const noexcept {
+  return backend_->info;
+}
+
+bool device_state::is_open() const {
+  std::shared_lock guard{open_mutex_};
+  return manager_ != nullptr;
+}
+
+void device_state::check_open(const char* caller) const {
+  if (!is_open())
+    throw error(errc::system_gone, std::string{caller} + ": device '" + info().name +
+                                       "' belongs to an actor system that is gone");
+}
+
+void device_state::close() {
+  {
+    std::unique_lock guard{open_mutex_};
+    manager_ = nullptr;
+  }
+  std::map<std::string, shared_future<program>> programs;
+  {
+    std::lock_guard guard{mutex_};
+    programs.swap(programs_);  // cached programs hold this state: break the cycle
+  }
+}
+
+queue_state& device_state::default_queue() {
+  std::lock_guard guard{mutex_};
+  if (!default_queue_) {
+    // Once closed, a queue without a backend queue still answers every command with
+    // errc::system_gone.
+    std::unique_ptr<backend_queue> q;
+    if (is_open()) q = backend_->make_queue();
+    default_queue_ =
+        intrusive_ptr<queue_state>{new queue_state(*this, false, std::move(q)), adopt_ref};
+  }
+  return *default_queue_;
+}
+
+intrusive_ptr<queue_state> device_state::make_queue() {
+  check_open("device::make_queue");
+  return intrusive_ptr<queue_state>{new queue_state(*this, true, backend_->make_queue()),
+                                    adopt_ref};
+}
+
+future<program> device_state::compile(const std::string& source, const std::string& options) {
+  auto as_future = [](const shared_future<program>& shared) {
+    return shared.then(inline_execution, [](const program& p) { return p; });
+  };
+  auto open = hold_open();
+  std::unique_lock lock{mutex_};
+  if (manager_ == nullptr)
+    return make_exceptional_future<program>(error(
+        errc::system_gone,
+        "device::compile: device '" + info().name + "' belongs to an actor system that is gone"));
+  auto key = options;
+  key += '\0';
+  key += source;
+  if (auto found = programs_.find(key); found != programs_.end()) return as_future(found->second);
+
+  // Shared, since the compiler's job queue holds copyable functions.
+  auto done = std::make_shared<promise<program>>(*results_);
+  auto shared = done->get_future().share();
+  programs_.emplace(key, shared);
+  auto& manager = *manager_;
+  lock.unlock();
+  // Still under hold_open(): the manager cannot stop its compiler before this job is queued.
+  manager.compile_later(
+      [self = intrusive_ptr<device_state>{this}, &manager, source, options, done]() mutable {
+        try {
+          auto& dev = self->backend();
+          auto disk_key = dev.cache_identity();
+          disk_key += '\0';
+          disk_key += options;
+          disk_key += '\0';
+          disk_key += source;
+          std::unique_ptr<backend_program> built;
+          bool from_cache = false;
+          if (auto binary = manager.cache().load(disk_key)) {
+            try {
+              built = dev.load(*binary);
+              from_cache = true;
+            } catch (const error&) {
+              built.reset();  // a stale or damaged entry: compile again and overwrite it
+            }
+          }
+          if (!built) {
+            built = dev.build(source, options);
+            manager.cache().store(disk_key, built->binary());
+          }
+          done->set_value(program{intrusive_ptr<program_state>{
+              new program_state(self, std::move(built), from_cache), adopt_ref}});
+        } catch (...) {
+          done->set_exception(std::current_exception());
+        }
+      });
+  return as_future(shared);
+}
+
+program_state::program_state(intrusive_ptr<device_state> device,
+                             std::unique_ptr<backend_program> backend, bool from_cache)
+    : device_(std::move(device)), backend_(std::move(backend)), from_cache_(from_cache) {}
+
+program_state::~program_state() {
+  kernels_.clear();  // before the program they belong to
+}
+
+backend_kernel& program_state::kernel(const std::string& name) {
+  std::lock_guard guard{mutex_};
+  auto found = kernels_.find(name);
+  if (found == kernels_.end()) found = kernels_.emplace(name, backend_->kernel(name)).first;
+  return *found->second;
+}
+
+}  // namespace troupe::detail

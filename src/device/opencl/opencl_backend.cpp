@@ -1,0 +1,611 @@
+// The OpenCL backend, through the ICD loader: one context and any number of in-order queues per
+// device. Commands are flushed as they are enqueued, so polling sees progress.
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../backend.hpp"
+#include "opencl_errors.hpp"
+
+namespace troupe::detail {
+
+namespace {
+
+std::string device_string(cl_device_id id, cl_device_info what) {
+  std::size_t size = 0;
+  if (clGetDeviceInfo(id, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return {};
+  std::string value(size, '\0');
+  clGetDeviceInfo(id, what, size, value.data(), nullptr);
+  value.resize(std::strlen(value.c_str()));
+  return value;
+}
+
+template <class T>
+T device_value(cl_device_id id, cl_device_info what) {
+  T value{};
+  clGetDeviceInfo(id, what, sizeof value, &value, nullptr);
+  return value;
+}
+
+std::string platform_string(cl_platform_id id, cl_platform_info what) {
+  std::size_t size = 0;
+  if (clGetPlatformInfo(id, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return {};
+  std::string value(size, '\0');
+  clGetPlatformInfo(id, what, size, value.data(), nullptr);
+  value.resize(std::strlen(value.c_str()));
+  return value;
+}
+
+/// "OpenCL 3.0 PoCL ..." → 3.0
+version parse_version(const std::string& text) {
+  version v;
+  std::sscanf(text.c_str(), "OpenCL %d.%d", &v.major, &v.minor);
+  return v;
+}
+
+/// Bytes of a by-value parameter of this OpenCL C type; 0 when not a known scalar or vector.
+std::size_t scalar_size(const std::string& type) {
+  static const std::pair<const char*, std::size_t> sizes[] = {
+      {"char", 1}, {"uchar", 1},  {"short", 2}, {"ushort", 2}, {"int", 4},
+      {"uint", 4}, {"long", 8},   {"ulong", 8}, {"float", 4},  {"double", 8},
+      {"half", 2}, {"size_t", 0}, {"bool", 0}};
+  for (auto [name, size] : sizes) {
+    auto n = std::strlen(name);
+    if (type.compare(0, n, name) != 0) continue;
+    auto rest = type.substr(n);
+    if (rest.empty()) return size;
+    int lanes = std::atoi(rest.c_str());
+    if (lanes == 3) lanes = 4;  // vec3 types take the space of vec4
+    if (lanes == 2 || lanes == 4 || lanes == 8 || lanes == 16) return size * std::size_t(lanes);
+    return 0;
+  }
+  return 0;
+}
+
+/// Keeps a context alive for everything made in it.
+struct opencl_context {
+  cl_context context = nullptr;
+  cl_device_id device = nullptr;
+  std::string name;
+  ~opencl_context() {
+    if (context != nullptr) clReleaseContext(context);
+  }
+};
+using context_ptr = std::shared_ptr<opencl_context>;
+
+class opencl_event final : public backend_event {
+ public:
+  opencl_event(cl_event event, context_ptr context) : event_(event), context_(std::move(context)) {}
+  ~opencl_event() override { clReleaseEvent(event_); }
+
+  const void* domain() const noexcept override { return context_->context; }
+  cl_event handle() const noexcept { return event_; }
+
+  bool query() override {
+    cl_int status = CL_QUEUED;
+    check_opencl(
+        clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
+        "clGetEventInfo", context_->name);
+    if (status < 0)
+      throw error(errc::device_error, "OpenCL command on device '" + context_->name +
+                                          "' failed: " + opencl_error_name(status));
+    return status == CL_COMPLETE;
+  }
+
+  void notify(std::function<void()> done) override {
+    auto* heap = new std::function<void()>(std::move(done));
+    auto call = [](cl_event, cl_int, void* user) {
+      auto* f = static_cast<std::function<void()>*>(user);
+      (*f)();
+      delete f;
+    };
+    if (clSetEventCallback(event_, CL_COMPLETE, call, heap) != CL_SUCCESS) {
+      // Cannot happen for a valid event; call back at once so the poll pass finds it.
+      (*heap)();
+      delete heap;
+    }
+  }
+
+ private:
+  cl_event event_;
+  context_ptr context_;
+};
+
+class opencl_memory final : public backend_memory {
+ public:
+  opencl_memory(cl_mem handle, context_ptr context) : mem(handle), context_(std::move(context)) {}
+  ~opencl_memory() override { clReleaseMemObject(mem); }
+  cl_mem mem;
+
+ private:
+  context_ptr context_;
+};
+
+class opencl_host_memory final : public backend_host_memory {
+ public:
+  opencl_host_memory(cl_mem mem, cl_command_queue queue, context_ptr context)
+      : mem_(mem), queue_(queue), context_(std::move(context)) {}
+  ~opencl_host_memory() override {
+    cl_event done = nullptr;
+    if (clEnqueueUnmapMemObject(queue_, mem_, data, 0, nullptr, &done) == CL_SUCCESS) {
+      clWaitForEvents(1, &done);
+      clReleaseEvent(done);
+    }
+    clReleaseCommandQueue(queue_);
+    clReleaseMemObject(mem_);
+  }
+
+ private:
+  cl_mem mem_;
+  cl_command_queue queue_;
+  context_ptr context_;
+};
+
+/// A kernel's cl_kernel objects: one per concurrent launch, so that setting arguments and
+/// enqueueing never races and never serialises launches on different queues.
+class opencl_kernel final : public backend_kernel {
+ public:
+  opencl_kernel(cl_program program, context_ptr context)
+      : program_(program), context_(std::move(context)) {
+    clRetainProgram(program_);
+  }
+  ~opencl_kernel() override {
+    for (auto k : idle_) clReleaseKernel(k);
+    clReleaseProgram(program_);
+  }
+
+  cl_kernel take() {
+    {
+      std::lock_guard guard{mutex_};
+      if (!idle_.empty()) {
+        auto k = idle_.back();
+        idle_.pop_back();
+        return k;
+      }
+    }
+    cl_int status = CL_SUCCESS;
+    auto k = clCreateKernel(program_, name.c_str(), &status);
+    check_opencl(status, "clCreateKernel", context_->name);
+    return k;
+  }
+  void give_back(cl_kernel k) {
+    std::lock_guard guard{mutex_};
+    idle_.push_back(k);
+  }
+
+ private:
+  cl_program program_;
+  context_ptr context_;
+  std::mutex mutex_;
+  std::vector<cl_kernel> idle_;
+};
+
+/// What the disk cache stores for an OpenCL program: the binary plus each kernel's parameters,
+/// since OpenCL reports argument info only for programs built from source.
+struct program_image {
+  std::vector<unsigned char> binary;
+  std::map<std::string, std::vector<kernel_param>> kernels;
+
+  std::vector<std::byte> serialize() const {
+    std::ostringstream out;
+    out << "troupe-opencl 1\n" << kernels.size() << '\n';
+    for (auto& [name, params] : kernels) {
+      out << name << ' ' << params.size() << '\n';
+      for (auto& p : params)
+        out << static_cast<int>(p.what) << ' ' << p.size << ' '
+            << (p.type_name.empty() ? "-" : p.type_name) << '\n';
+    }
+    out << binary.size() << '\n';
+    auto text = out.str();
+    std::vector<std::byte> blob(text.size() + binary.size());
+    std::memcpy(blob.data(), text.data(), text.size());
+    std::memcpy(blob.data() + text.size(), binary.data(), binary.size());
+    return blob;
+  }
+
+  static program_image parse(std::span<const std::byte> blob, const std::string& device) {
+    auto corrupt = [&] {
+      return error(errc::device_error,
+                   "cached OpenCL program for device '" + device + "' is damaged");
+    };
+    std::string text(reinterpret_cast<const char*>(blob.data()), blob.size());
+    std::istringstream in{text};
+    std::string magic, magic_version;
+    std::size_t count = 0;
+    if (!(in >> magic >> magic_version >> count) || magic != "troupe-opencl" ||
+        magic_version != "1" || count > 100000)
+      throw corrupt();
+    program_image image;
+    for (std::size_t k = 0; k < count; ++k) {
+      std::string name;
+      std::size_t params = 0;
+      if (!(in >> name >> params) || params > 1000) throw corrupt();
+      auto& list = image.kernels[name];
+      for (std::size_t i = 0; i < params; ++i) {
+        int what = 0;
+        kernel_param p;
+        if (!(in >> what >> p.size >> p.type_name) || what < 0 || what > 4) throw corrupt();
+        p.what = static_cast<kernel_param::kind>(what);
+        if (p.type_name == "-") p.type_name.clear();
+        list.push_back(p);
+      }
+    }
+    std::size_t size = 0;
+    if (!(in >> size)) throw corrupt();
+    in.get();  // the newline
+    auto at = static_cast<std::size_t>(in.tellg());
+    if (at + size != blob.size()) throw corrupt();
+    image.binary.resize(size);
+    std::memcpy(image.binary.data(), blob.data() + at, size);
+    return image;
+  }
+};
+
+class opencl_program final : public backend_program {
+ public:
+  opencl_program(cl_program program, context_ptr context, std::string log, program_image image)
+      : program_(program),
+        context_(std::move(context)),
+        log_(std::move(log)),
+        image_(std::move(image)) {}
+  ~opencl_program() override { clReleaseProgram(program_); }
+
+  std::vector<std::byte> binary() const override { return image_.serialize(); }
+  std::string build_log() const override { return log_; }
+
+  std::unique_ptr<backend_kernel> kernel(const std::string& name) override {
+    auto found = image_.kernels.find(name);
+    if (found == image_.kernels.end()) {
+      std::string names;
+      for (auto& [n, params] : image_.kernels) names += (names.empty() ? "" : ", ") + n;
+      throw error(errc::invalid_argument,
+                  "program for device '" + context_->name + "' has no kernel '" + name +
+                      "' (it has: " + (names.empty() ? "none" : names) + ")");
+    }
+    auto k = std::make_unique<opencl_kernel>(program_, context_);
+    k->name = name;
+    k->params = found->second;
+    k->give_back(k->take());  // fail now, not at the first launch, if the kernel is unusable
+    return k;
+  }
+
+ private:
+  cl_program program_;
+  context_ptr context_;
+  std::string log_;
+  program_image image_;
+};
+
+class opencl_queue final : public backend_queue {
+ public:
+  opencl_queue(cl_command_queue queue, context_ptr context)
+      : queue_(queue), context_(std::move(context)) {}
+  ~opencl_queue() override {
+    clFinish(queue_);  // commands still hold our memory; the frontend holds their events
+    clReleaseCommandQueue(queue_);
+  }
+
+  event_ptr write(backend_memory& dst, std::size_t offset, const void* src, std::size_t bytes, bool,
+                  wait_list wait) override {
+    return enqueue("clEnqueueWriteBuffer", wait, [&](cl_uint n, const cl_event* w, cl_event* e) {
+      return clEnqueueWriteBuffer(queue_, mem(dst), CL_FALSE, offset, bytes, src, n, w, e);
+    });
+  }
+
+  event_ptr read(backend_memory& src, std::size_t offset, void* dst, std::size_t bytes, bool,
+                 wait_list wait) override {
+    return enqueue("clEnqueueReadBuffer", wait, [&](cl_uint n, const cl_event* w, cl_event* e) {
+      return clEnqueueReadBuffer(queue_, mem(src), CL_FALSE, offset, bytes, dst, n, w, e);
+    });
+  }
+
+  event_ptr fill(backend_memory& dst, std::size_t offset, std::size_t bytes, const void* pattern,
+                 std::size_t pattern_size, wait_list wait) override {
+    return enqueue("clEnqueueFillBuffer", wait, [&](cl_uint n, const cl_event* w, cl_event* e) {
+      return clEnqueueFillBuffer(queue_, mem(dst), pattern, pattern_size, offset, bytes, n, w, e);
+    });
+  }
+
+  event_ptr copy(backend_memory& src, std::size_t src_offset, backend_memory& dst,
+                 std::size_t dst_offset, std::size_t bytes, wait_list wait) override {
+    return enqueue("clEnqueueCopyBuffer", wait, [&](cl_uint n, const cl_event* w, cl_event* e) {
+      return clEnqueueCopyBuffer(queue_, mem(src), mem(dst), src_offset, dst_offset, bytes, n, w,
+                                 e);
+    });
+  }
+
+  event_ptr launch(backend_kernel& kernel, const launch_shape& shape,
+                   std::span<const kernel_argument> args, wait_list wait) override {
+    if (shape.shared_bytes != 0)
+      throw error(errc::invalid_argument,
+                  "launch of kernel '" + kernel.name + "' on OpenCL device '" + context_->name +
+                      "': dynamic shared memory is CUDA's; pass a local_memory<T> argument");
+    auto& k = static_cast<opencl_kernel&>(kernel);
+    cl_kernel handle = k.take();
+    struct give_back_on_exit {
+      opencl_kernel& k;
+      cl_kernel h;
+      ~give_back_on_exit() { k.give_back(h); }
+    } guard{k, handle};
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const auto& a = args[i];
+      cl_int status = CL_SUCCESS;
+      auto index = static_cast<cl_uint>(i);
+      switch (a.what) {
+        case kernel_argument::kind::memory: {
+          cl_mem m = a.memory != nullptr ? static_cast<opencl_memory*>(a.memory)->mem : nullptr;
+          status = clSetKernelArg(handle, index, sizeof m, &m);
+          break;
+        }
+        case kernel_argument::kind::scalar:
+          status = clSetKernelArg(handle, index, a.size, a.scalar.data());
+          break;
+        case kernel_argument::kind::local:
+          status = clSetKernelArg(handle, index, a.size, nullptr);
+          break;
+      }
+      if (status != CL_SUCCESS)
+        throw error(errc::invalid_argument, "launch of kernel '" + kernel.name + "' on device '" +
+                                                context_->name + "': argument " +
+                                                std::to_string(i) +
+                                                " was refused: " + opencl_error_name(status));
+    }
+    bool has_offset = shape.offset[0] + shape.offset[1] + shape.offset[2] != 0;
+    bool has_local = shape.local[0] != 0;
+    return enqueue("clEnqueueNDRangeKernel", wait, [&](cl_uint n, const cl_event* w, cl_event* e) {
+      return clEnqueueNDRangeKernel(queue_, handle, shape.dimensions,
+                                    has_offset ? shape.offset.data() : nullptr, shape.global.data(),
+                                    has_local ? shape.local.data() : nullptr, n, w, e);
+    });
+  }
+
+ private:
+  static cl_mem mem(backend_memory& m) { return static_cast<opencl_memory&>(m).mem; }
+
+  template <class Enqueue>
+  event_ptr enqueue(const char* call, wait_list wait, Enqueue&& op) {
+    std::vector<cl_event> events;
+    events.reserve(wait.size());
+    for (auto* e : wait) events.push_back(static_cast<opencl_event*>(e)->handle());
+    cl_event done = nullptr;
+    check_opencl(
+        op(static_cast<cl_uint>(events.size()), events.empty() ? nullptr : events.data(), &done),
+        call, context_->name);
+    event_ptr result{new opencl_event(done, context_), adopt_ref};
+    clFlush(queue_);
+    return result;
+  }
+
+  cl_command_queue queue_;
+  context_ptr context_;
+};
+
+class opencl_device final : public backend_device {
+ public:
+  opencl_device(cl_platform_id platform, cl_device_id id)
+      : context_(std::make_shared<opencl_context>()) {
+    info.name = device_string(id, CL_DEVICE_NAME);
+    info.vendor = device_string(id, CL_DEVICE_VENDOR);
+    info.driver = device_string(id, CL_DRIVER_VERSION);
+    info.backend = backend::opencl;
+    auto type = device_value<cl_device_type>(id, CL_DEVICE_TYPE);
+    info.type = (type & CL_DEVICE_TYPE_GPU)           ? device_type::gpu
+                : (type & CL_DEVICE_TYPE_CPU)         ? device_type::cpu
+                : (type & CL_DEVICE_TYPE_ACCELERATOR) ? device_type::accelerator
+                                                      : device_type::other;
+    info.global_memory = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE);
+    info.compute_units = device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS);
+    info.max_work_group_size = device_value<std::size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+    info.opencl_version = parse_version(device_string(id, CL_DEVICE_VERSION));
+    max_allocation_ = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    identity_ = "opencl|" + platform_string(platform, CL_PLATFORM_NAME) + "|" + info.name + "|" +
+                info.driver + "|" + device_string(id, CL_DEVICE_VERSION);
+    context_->device = id;
+    context_->name = info.name;
+    cl_int status = CL_SUCCESS;
+    context_->context = clCreateContext(nullptr, 1, &id, nullptr, nullptr, &status);
+    check_opencl(status, "clCreateContext", info.name);
+  }
+
+  std::unique_ptr<backend_memory> allocate(std::size_t bytes) override {
+    if (bytes > max_allocation_)
+      throw error(errc::out_of_device_memory, "allocating " + std::to_string(bytes) +
+                                                  " bytes on device '" + info.name +
+                                                  "': more than its largest allocation, " +
+                                                  std::to_string(max_allocation_) + " bytes");
+    cl_int status = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(context_->context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
+    check_opencl(status, "clCreateBuffer", info.name);
+    return std::make_unique<opencl_memory>(m, context_);
+  }
+
+  std::unique_ptr<backend_host_memory> allocate_host(std::size_t bytes) override {
+    cl_int status = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(context_->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes,
+                              nullptr, &status);
+    check_opencl(status, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)", info.name);
+    cl_command_queue q = clCreateCommandQueue(context_->context, context_->device, 0, &status);
+    if (status != CL_SUCCESS) clReleaseMemObject(m);
+    check_opencl(status, "clCreateCommandQueue", info.name);
+    // Mapping once is how OpenCL hands out page-locked host memory; it is a host-side call.
+    void* data = clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, nullptr,
+                                    nullptr, &status);
+    if (status != CL_SUCCESS) {
+      clReleaseCommandQueue(q);
+      clReleaseMemObject(m);
+    }
+    check_opencl(status, "clEnqueueMapBuffer", info.name);
+    auto memory = std::make_unique<opencl_host_memory>(m, q, context_);
+    memory->data = data;
+    memory->bytes = bytes;
+    return memory;
+  }
+
+  std::unique_ptr<backend_queue> make_queue() override {
+    cl_int status = CL_SUCCESS;
+    cl_command_queue q = clCreateCommandQueue(context_->context, context_->device, 0, &status);
+    check_opencl(status, "clCreateCommandQueue", info.name);
+    return std::make_unique<opencl_queue>(q, context_);
+  }
+
+  std::unique_ptr<backend_program> build(const std::string& source,
+                                         const std::string& options) override {
+    const char* text = source.c_str();
+    std::size_t length = source.size();
+    cl_int status = CL_SUCCESS;
+    cl_program p = clCreateProgramWithSource(context_->context, 1, &text, &length, &status);
+    check_opencl(status, "clCreateProgramWithSource", info.name);
+    // Argument info lets launches check argument types; it costs nothing at run time.
+    auto all_options = options + " -cl-kernel-arg-info";
+    status = clBuildProgram(p, 1, &context_->device, all_options.c_str(), nullptr, nullptr);
+    auto log = build_log(p);
+    if (status != CL_SUCCESS) {
+      clReleaseProgram(p);
+      if (status == CL_BUILD_PROGRAM_FAILURE || status == CL_INVALID_BUILD_OPTIONS ||
+          status == CL_COMPILE_PROGRAM_FAILURE)
+        throw error(errc::compile_error, "OpenCL program for device '" + info.name +
+                                             "' did not compile (" + opencl_error_name(status) +
+                                             "), options '" + options + "':\n" + log);
+      check_opencl(status, "clBuildProgram", info.name);
+    }
+    program_image image;
+    try {
+      image.kernels = kernel_params(p);
+      image.binary = program_binary(p);
+    } catch (...) {
+      clReleaseProgram(p);
+      throw;
+    }
+    return std::make_unique<opencl_program>(p, context_, std::move(log), std::move(image));
+  }
+
+  std::unique_ptr<backend_program> load(std::span<const std::byte> blob) override {
+    auto image = program_image::parse(blob, info.name);
+    const unsigned char* data = image.binary.data();
+    std::size_t size = image.binary.size();
+    cl_int binary_status = CL_SUCCESS;
+    cl_int status = CL_SUCCESS;
+    cl_program p = clCreateProgramWithBinary(context_->context, 1, &context_->device, &size, &data,
+                                             &binary_status, &status);
+    check_opencl(status, "clCreateProgramWithBinary", info.name);
+    status = clBuildProgram(p, 1, &context_->device, "", nullptr, nullptr);
+    if (status != CL_SUCCESS) clReleaseProgram(p);
+    check_opencl(status, "clBuildProgram (from the cached binary)", info.name);
+    return std::make_unique<opencl_program>(p, context_, std::string{}, std::move(image));
+  }
+
+  std::string cache_identity() const override { return identity_; }
+  const void* domain() const noexcept override { return context_->context; }
+
+ private:
+  std::string build_log(cl_program p) const {
+    std::size_t size = 0;
+    clGetProgramBuildInfo(p, context_->device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+    std::string log(size, '\0');
+    if (size != 0)
+      clGetProgramBuildInfo(p, context_->device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+    log.resize(std::strlen(log.c_str()));
+    while (!log.empty() && (log.back() == '\n' || log.back() == ' ')) log.pop_back();
+    return log;
+  }
+
+  std::vector<unsigned char> program_binary(cl_program p) const {
+    std::size_t size = 0;
+    check_opencl(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr),
+                 "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)", info.name);
+    std::vector<unsigned char> binary(size);
+    unsigned char* data = binary.data();
+    check_opencl(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof data, &data, nullptr),
+                 "clGetProgramInfo(CL_PROGRAM_BINARIES)", info.name);
+    return binary;
+  }
+
+  std::map<std::string, std::vector<kernel_param>> kernel_params(cl_program p) const {
+    cl_uint count = 0;
+    check_opencl(clCreateKernelsInProgram(p, 0, nullptr, &count), "clCreateKernelsInProgram",
+                 info.name);
+    std::vector<cl_kernel> kernels(count);
+    if (count != 0)
+      check_opencl(clCreateKernelsInProgram(p, count, kernels.data(), nullptr),
+                   "clCreateKernelsInProgram", info.name);
+    std::map<std::string, std::vector<kernel_param>> out;
+    for (auto k : kernels) {
+      std::size_t size = 0;
+      clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, 0, nullptr, &size);
+      std::string name(size, '\0');
+      clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, size, name.data(), nullptr);
+      name.resize(std::strlen(name.c_str()));
+      cl_uint args = 0;
+      clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr);
+      auto& params = out[name];
+      for (cl_uint i = 0; i < args; ++i) {
+        kernel_param param;
+        cl_kernel_arg_address_qualifier address = CL_KERNEL_ARG_ADDRESS_PRIVATE;
+        if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address,
+                               nullptr) == CL_SUCCESS) {
+          std::size_t type_size = 0;
+          clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, 0, nullptr, &type_size);
+          std::string type(type_size, '\0');
+          clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, type_size, type.data(), nullptr);
+          type.resize(std::strlen(type.c_str()));
+          param.type_name = type;
+          param.what = address == CL_KERNEL_ARG_ADDRESS_GLOBAL ? kernel_param::kind::global_pointer
+                       : address == CL_KERNEL_ARG_ADDRESS_CONSTANT
+                           ? kernel_param::kind::constant_pointer
+                       : address == CL_KERNEL_ARG_ADDRESS_LOCAL ? kernel_param::kind::local_pointer
+                                                                : kernel_param::kind::scalar;
+          if (param.what == kernel_param::kind::scalar) param.size = scalar_size(type);
+        }
+        params.push_back(param);
+      }
+      clReleaseKernel(k);
+    }
+    return out;
+  }
+
+  context_ptr context_;
+  cl_ulong max_allocation_ = 0;
+  std::string identity_;
+};
+
+}  // namespace
+
+backend_discovery discover_opencl() {
+  backend_discovery found;
+  cl_uint platforms = 0;
+  cl_int status = clGetPlatformIDs(0, nullptr, &platforms);
+  if (status != CL_SUCCESS || platforms == 0) {
+    found.unavailable_reason =
+        status == CL_SUCCESS || status == -1001  // CL_PLATFORM_NOT_FOUND_KHR
+            ? "no OpenCL platform is installed (no ICD in /etc/OpenCL/vendors)"
+            : std::string{"clGetPlatformIDs failed: "} + opencl_error_name(status);
+    return found;
+  }
+  std::vector<cl_platform_id> ids(platforms);
+  clGetPlatformIDs(platforms, ids.data(), nullptr);
+  std::string problems;
+  for (auto platform : ids) {
+    cl_uint count = 0;
+    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS) continue;
+    std::vector<cl_device_id> devices(count);
+    clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, devices.data(), nullptr);
+    for (auto id : devices) {
+      try {
+        found.devices.push_back(std::make_unique<opencl_device>(platform, id));
+      } catch (const error& e) {
+        problems += (problems.empty() ? "" : "; ") + std::string{e.what()};
+      }
+    }
+  }
+  if (found.devices.empty())
+    found.unavailable_reason = problems.empty() ? "the OpenCL platforms have no devices" : problems;
+  return found;
+}
+
+}  // namespace troupe::detail

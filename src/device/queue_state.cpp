@@ -1,0 +1,170 @@
+#include <algorithm>
+#include <string>
+
+#include "backend.hpp"
+#include "device_manager.hpp"
+#include "issue_command.hpp"
+#include "troupe/device/detail/device_state.hpp"
+
+namespace troupe::detail {
+
+namespace {
+
+/// The origin of a command's future: the command's event, once it is issued. A later command
+/// on the same device waits for that event on the device instead of on the host.
+class command_marker final : public ref_counted {
+ public:
+  void publish(event_ptr event) noexcept {
+    owner_ = std::move(event);
+    published_.store(owner_.get(), std::memory_order_release);
+  }
+  /// The event, or null while the command is not issued yet.
+  backend_event* event() const noexcept { return published_.load(std::memory_order_acquire); }
+
+ private:
+  event_ptr owner_;
+  std::atomic<backend_event*> published_{nullptr};
+};
+
+std::exception_ptr make_error(errc code, std::string message) {
+  return std::make_exception_ptr(error(code, std::move(message)));
+}
+
+}  // namespace
+
+/// A submitted command, from submission until its future is satisfied. It is what the
+/// completion queue holds, so the command's buffers and host memory live until then.
+struct queue_state::pending final : command_result {
+  command cmd;
+  intrusive_ptr<command_result> result;
+  intrusive_ptr<command_marker> marker;
+  std::vector<event_ptr> device_waits;
+  std::vector<intrusive_ptr<state_base>> host_waits;
+  std::atomic<std::size_t> outstanding{0};  // host dependencies not ready yet
+
+  void complete() noexcept override { result->complete(); }
+  void fail(std::exception_ptr e) noexcept override { result->fail(std::move(e)); }
+  state_base& state() noexcept override { return result->state(); }
+};
+
+queue_state::queue_state(device_state& device, bool keep_device,
+                         std::unique_ptr<backend_queue> backend)
+    : device_(&device),
+      device_ref_(keep_device ? intrusive_ptr<device_state>{&device} : nullptr),
+      backend_(std::move(backend)) {}
+
+queue_state::~queue_state() = default;
+
+void queue_state::submit(command cmd, dependency_list deps, intrusive_ptr<command_result> result) {
+  if (deps.has_invalid)
+    return result->fail(make_error(
+        errc::no_state, cmd.caller + ": after() got a future without a state (moved from, or "
+                                     "consumed by get() or then())"));
+  intrusive_ptr<pending> op{new pending, adopt_ref};
+  op->cmd = std::move(cmd);
+  op->result = std::move(result);
+  op->marker = intrusive_ptr<command_marker>{new command_marker, adopt_ref};
+  op->result->state().set_origin(op->marker);
+
+  if (op->cmd.what == command::kind::copy && &op->cmd.target->device() != device_ &&
+      !op->cmd.buffer->device().backend().can_copy_peer(op->cmd.target->device().backend()))
+    return submit_staged_copy(*op, deps);
+
+  const void* domain = device_->backend().domain();
+  for (auto& dep : deps.states) {
+    if (dep->is_ready()) {
+      if (dep->has_error()) return op->fail(dep->error());
+      continue;
+    }
+    auto* marker = dynamic_cast<command_marker*>(dep->origin().get());
+    auto* event = marker != nullptr ? marker->event() : nullptr;
+    if (event != nullptr && event->domain() == domain)
+      op->device_waits.emplace_back(event);
+    else
+      op->host_waits.push_back(std::move(dep));
+  }
+  op->outstanding.store(op->host_waits.size(), std::memory_order_relaxed);
+
+  {
+    std::lock_guard guard{mutex_};
+    if (op->host_waits.empty() && deferred_.empty()) return issue(*op);
+    deferred_.push_back(op);
+  }
+  // Host-side dependencies are awaited by continuations (run where the dependency completes),
+  // never by a blocked thread.
+  for (auto& dep : op->host_waits) {
+    dep->attach(make_continuation({}, [self = intrusive_ptr<queue_state>{this}, op] {
+      if (op->outstanding.fetch_sub(1, std::memory_order_acq_rel) == 1) self->drain();
+    }));
+  }
+  if (op->host_waits.empty()) drain();
+}
+
+void queue_state::submit_staged_copy(pending& op, const dependency_list& deps) {
+  struct staging final : ref_counted {
+    std::vector<std::byte> bytes;
+  };
+  intrusive_ptr<staging> stage{new staging, adopt_ref};
+  stage->bytes.resize(op.cmd.bytes);
+  auto& source = op.cmd.buffer;
+  auto& target = op.cmd.target;
+  auto& source_queue = &source->device() == device_ ? *this : source->device().default_queue();
+  auto& target_queue = &target->device() == device_ ? *this : target->device().default_queue();
+
+  command read;
+  read.what = command::kind::read;
+  read.caller = op.cmd.caller + " (staged through the host: read)";
+  read.buffer = source;
+  read.offset = op.cmd.offset;
+  read.bytes = op.cmd.bytes;
+  read.host_destination = stage->bytes.data();
+  read.keep_alive = stage;
+  intrusive_ptr<void_result> read_done{new void_result(device_->results()), adopt_ref};
+  dependency_list after_read;
+  after_read.states.emplace_back(read_done->shared());
+  source_queue.submit(std::move(read), deps, read_done);
+
+  command write;
+  write.what = command::kind::write;
+  write.caller = op.cmd.caller + " (staged through the host: write)";
+  write.buffer = target;
+  write.offset = op.cmd.target_offset;
+  write.bytes = op.cmd.bytes;
+  write.host_source = stage->bytes.data();
+  write.keep_alive = stage;
+  target_queue.submit(std::move(write), std::move(after_read), op.result);
+}
+
+void queue_state::drain() {
+  std::lock_guard guard{mutex_};
+  while (!deferred_.empty() &&
+         deferred_.front()->outstanding.load(std::memory_order_acquire) == 0) {
+    auto op = std::move(deferred_.front());
+    deferred_.pop_front();
+    issue(*op);
+  }
+}
+
+void queue_state::issue(pending& op) noexcept {
+  try {
+    for (auto& dep : op.host_waits)
+      if (dep->has_error()) return op.fail(dep->error());
+    auto open = device_->hold_open();
+    auto* manager = device_->manager();
+    if (manager == nullptr || !backend_)
+      throw error(errc::system_gone, op.cmd.caller + ": device '" + device_->info().name +
+                                         "' belongs to an actor system that is gone");
+    std::vector<backend_event*> waits;
+    waits.reserve(op.device_waits.size());
+    for (auto& e : op.device_waits) waits.push_back(e.get());
+
+    event_ptr event = issue_command(*device_, *backend_, op.cmd, waits);
+    if (!event) return op.complete();  // nothing to do on the device (an empty range)
+    op.marker->publish(event);
+    manager->completions().watch(std::move(event), intrusive_ptr<command_result>{&op});
+  } catch (...) {
+    op.fail(std::current_exception());
+  }
+}
+
+}  // namespace troupe::detail

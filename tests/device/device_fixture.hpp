@@ -1,0 +1,112 @@
+#pragma once
+
+// Runs each device test once per device of every backend present (PoCL in CI; CUDA and NVIDIA
+// OpenCL on a GPU machine).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "troupe/device.hpp"
+
+namespace troupe::test {
+
+inline troupe::config device_config(std::size_t threads = 2) {
+  troupe::config cfg;
+  cfg.threads = threads;
+  cfg.kernel_cache = "off";  // tests of the disk cache name their own directory
+  if (const char* mode = std::getenv("TROUPE_DEVICE_COMPLETION")) cfg.device_completion = mode;
+  return cfg;
+}
+
+/// "<index>_<backend>_<name>", usable as a test-name suffix.
+inline std::vector<std::string> device_names() {
+  actor_system sys{device_config(1)};
+  std::vector<std::string> names;
+  std::size_t i = 0;
+  for (const auto& d : sys.devices()) {
+    std::string name = std::to_string(i++) + "_" + std::string{to_string(d.backend())} + "_";
+    for (char c : d.name()) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    names.push_back(name.substr(0, 60));
+  }
+  return names;
+}
+
+/// The same kernels in OpenCL C and in CUDA C++.
+struct kernel_sources {
+  std::string opencl;
+  std::string cuda;
+  const std::string& for_device(const device& d) const {
+    return d.backend() == backend::cuda ? cuda : opencl;
+  }
+};
+
+inline const kernel_sources& test_kernels() {
+  static const kernel_sources sources{
+      R"(
+__kernel void add(__global const float* a, __global const float* b, __global float* c, uint n) {
+  size_t i = get_global_id(0);
+  if (i < n) c[i] = a[i] + b[i];
+}
+__kernel void scale_add(__global float* x, float factor, int addend, uint n) {
+  size_t i = get_global_id(0);
+  if (i < n) x[i] = x[i] * factor + (float)addend;
+}
+__kernel void increment(__global int* x, uint n) {
+  size_t i = get_global_id(0);
+  if (i < n) x[i] += 1;
+}
+__kernel void sum3(__global const int* a, __global const int* b, __global const int* c,
+                   __global int* out, uint n) {
+  size_t i = get_global_id(0);
+  if (i < n) out[i] = a[i] + b[i] + c[i];
+}
+__kernel void spin_then_set(__global int* x, int value, uint rounds) {
+  int acc = 0;
+  for (uint r = 0; r < rounds; ++r) acc += (int)(r & 1u);
+  x[get_global_id(0)] = value + (acc < 0 ? 1 : 0);
+}
+)",
+      R"(
+extern "C" __global__ void add(const float* a, const float* b, float* c, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+extern "C" __global__ void scale_add(float* x, float factor, int addend, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = x[i] * factor + (float)addend;
+}
+extern "C" __global__ void increment(int* x, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] += 1;
+}
+extern "C" __global__ void sum3(const int* a, const int* b, const int* c, int* out, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] + b[i] + c[i];
+}
+extern "C" __global__ void spin_then_set(int* x, int value, unsigned rounds) {
+  int acc = 0;
+  for (unsigned r = 0; r < rounds; ++r) acc += (int)(r & 1u);
+  x[blockIdx.x * blockDim.x + threadIdx.x] = value + (acc < 0 ? 1 : 0);
+}
+)"};
+  return sources;
+}
+
+/// A fresh actor system and the device under test.
+class device_test : public ::testing::TestWithParam<std::string> {
+ protected:
+  device_test() : sys(device_config()) {
+    auto index = std::stoul(GetParam().substr(0, GetParam().find('_')));
+    dev = sys.devices()[index];
+  }
+
+  program compile_test_kernels() { return dev.compile(test_kernels().for_device(dev)).get(); }
+
+  actor_system sys;
+  device dev;
+};
+
+}  // namespace troupe::test

@@ -1,0 +1,236 @@
+#include <numeric>
+#include <thread>
+
+#include "device_fixture.hpp"
+#include "troupe/async/promise.hpp"
+
+namespace troupe::test {
+namespace {
+
+using launch_test = device_test;
+
+template <class Future>
+error expect_error(Future&& f, errc code, const std::string& contains = {}) {
+  try {
+    std::forward<Future>(f).get();
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_NE(std::string{e.what()}.find(contains), std::string::npos)
+        << "'" << contains << "' is not in: " << e.what();
+    return e;
+  }
+  ADD_FAILURE() << "no error";
+  return error{errc::none, ""};
+}
+
+// The HPXCL paper's listing: three buffers, compile, launch, read back.
+TEST_P(launch_test, adds_two_vectors_like_a_cpu) {
+  const unsigned n = 10007;
+  std::vector<float> a(n), b(n), expected(n);
+  for (unsigned i = 0; i < n; ++i) {
+    a[i] = static_cast<float>(i) * 0.5f;
+    b[i] = 3.0f - static_cast<float>(i);
+    expected[i] = a[i] + b[i];
+  }
+  auto prog = dev.compile(test_kernels().for_device(dev));
+  auto da = dev.allocate<float>(n);
+  auto db = dev.allocate<float>(n);
+  auto dc = dev.allocate<float>(n);
+  auto wa = da.write(a);
+  auto wb = db.write(b);
+  auto p = prog.get();
+  auto k = dev.launch(p, "add", nd_range{{n}}, after(wa, wb), da, db, dc, n);
+  EXPECT_EQ(dc.read(after(k)).get(), expected);
+}
+
+TEST_P(launch_test, scalars_of_several_types_arrive) {
+  std::vector<float> x(256, 2.0f);
+  auto buf = dev.allocate<float>(x.size());
+  buf.write(x).get();
+  auto p = compile_test_kernels();
+  dev.launch(p, "scale_add", nd_range{{256}, {64}}, buf, 1.5f, -7, 256u).get();
+  EXPECT_EQ(buf.read().get(), std::vector<float>(256, 2.0f * 1.5f - 7.0f));
+}
+
+TEST_P(launch_test, cuda_grids_work_on_every_backend) {
+  std::vector<int> zeros(512, 0);
+  auto buf = dev.allocate<int>(512);
+  buf.write(zeros).get();
+  auto p = compile_test_kernels();
+  dev.launch(p, "increment", cuda_grid{{4, 1, 1}, {128, 1, 1}}, buf, 512u).get();
+  EXPECT_EQ(buf.read().get(), std::vector<int>(512, 1));
+}
+
+TEST_P(launch_test, compile_errors_carry_the_build_log) {
+  auto broken = dev.backend() == backend::cuda
+                    ? "extern \"C\" __global__ void k(int* x) { x[0] = undeclared_name; }"
+                    : "__kernel void k(__global int* x) { x[0] = undeclared_name; }";
+  auto e = expect_error(dev.compile(broken), errc::compile_error, "undeclared_name");
+  EXPECT_NE(std::string{e.what()}.find(dev.name()), std::string::npos) << e.what();
+}
+
+TEST_P(launch_test, programs_are_cached_in_memory) {
+  auto first = dev.compile(test_kernels().for_device(dev)).get();
+  auto second = dev.compile(test_kernels().for_device(dev)).get();
+  EXPECT_EQ(first.state(), second.state());
+  auto other_options = dev.compile(test_kernels().for_device(dev), "-DUNUSED=1").get();
+  EXPECT_NE(first.state(), other_options.state());
+}
+
+TEST_P(launch_test, a_second_system_loads_the_program_from_the_disk_cache) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("troupe-kernel-cache-test-" +
+              std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" + GetParam());
+  std::filesystem::remove_all(dir);
+  auto index = std::stoul(GetParam().substr(0, GetParam().find('_')));
+  auto run = [&] {
+    auto cfg = device_config();
+    cfg.kernel_cache = dir.string();
+    actor_system other{cfg};
+    auto d = other.devices()[index];
+    auto p = d.compile(test_kernels().for_device(d)).get();
+    std::vector<int> zeros(100, 0);
+    auto buf = d.allocate<int>(100);
+    buf.write(zeros).get();
+    d.launch(p, "increment", nd_range{{100}}, buf, 100u).get();
+    EXPECT_EQ(buf.read().get(), std::vector<int>(100, 1));
+    return p.from_cache();
+  };
+  EXPECT_FALSE(run());
+  EXPECT_TRUE(run());
+  std::filesystem::remove_all(dir);
+}
+
+TEST_P(launch_test, wrong_arguments_fail_with_a_message_naming_them) {
+  auto p = compile_test_kernels();
+  auto buf = dev.allocate<float>(16);
+  auto ints = dev.allocate<int>(16);
+  expect_error(dev.launch(p, "add", nd_range{{16}}, buf, buf, 16u), errc::invalid_argument,
+               "takes 4 arguments, the launch passed 3");
+  expect_error(dev.launch(p, "scale_add", nd_range{{16}}, buf, 1.5, 1, 16u), errc::invalid_argument,
+               "argument 1");
+  expect_error(dev.launch(p, "add", nd_range{{16}}, buf, buf, 1.0f, 16u), errc::invalid_argument,
+               "argument 2");
+  if (dev.backend() == backend::opencl)  // CUDA cannot tell an int* from a float*
+    expect_error(dev.launch(p, "add", nd_range{{16}}, buf, ints, buf, 16u), errc::invalid_argument,
+                 "buffer<int>");
+  expect_error(dev.launch(p, "no_such_kernel", nd_range{{16}}, buf), errc::invalid_argument,
+               "no kernel 'no_such_kernel'");
+  expect_error(dev.launch(p, "increment", nd_range{{16, 2}, {4}}, ints, 16u),
+               errc::invalid_argument, "local size");
+  expect_error(dev.launch(program{}, "increment", nd_range{{16}}, ints, 16u), errc::no_state,
+               "program handle is empty");
+}
+
+TEST_P(launch_test, device_side_dependencies_chain_without_host_waits) {
+  const unsigned n = 4096;
+  std::vector<int> zeros(n, 0);
+  auto p = compile_test_kernels();
+  auto buf = dev.allocate<int>(n);
+  auto q1 = dev.make_queue();
+  auto q2 = dev.make_queue();
+  auto w = q1.write(buf, std::span<const int>{zeros});
+  auto k1 = q2.launch(p, "increment", nd_range{{n}}, after(w), buf, n);
+  auto k2 = q1.launch(p, "increment", nd_range{{n}}, after(k1), buf, n);
+  auto k3 = q2.launch(p, "increment", nd_range{{n}}, after(k2), buf, n);
+  EXPECT_EQ(q1.read(buf, after(k3)).get(), std::vector<int>(n, 3));
+}
+
+TEST_P(launch_test, every_dependency_is_awaited_not_just_the_first) {
+  const unsigned n = 1 << 16;
+  auto p = compile_test_kernels();
+  std::vector<int> ones(n, 1), twos(n, 2), threes(n, 3);
+  auto a = dev.allocate<int>(n);
+  auto b = dev.allocate<int>(n);
+  auto c = dev.allocate<int>(n);
+  auto out = dev.allocate<int>(n);
+  auto qa = dev.make_queue();
+  auto qb = dev.make_queue();
+  auto qc = dev.make_queue();
+  // The last input is written last, after a host-side delay: a launch that waited only for
+  // its first dependency would read garbage from c.
+  promise<void> later;
+  auto wa = qa.write(a, std::span<const int>{ones});
+  auto wb = qb.write(b, std::span<const int>{twos});
+  auto wc = qc.write(c, std::span<const int>{threes}, after(later.get_future()));
+  auto k = dev.launch(p, "sum3", nd_range{{n}}, after(wa, wb, wc), a, b, c, out, n);
+  std::thread setter{[&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    later.set_value();
+  }};
+  EXPECT_EQ(out.read(after(k)).get(), std::vector<int>(n, 6));
+  setter.join();
+}
+
+TEST_P(launch_test, host_dependencies_keep_the_queue_in_order) {
+  auto q = dev.make_queue();
+  auto buf = dev.allocate<int>(64);
+  promise<void> gate;
+  auto first = q.fill(buf, 1, after(gate.get_future()));
+  auto second = q.fill(buf, 2);  // submitted later: must run later, though it waits for nothing
+  auto result = q.read(buf);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(result.is_ready());
+  gate.set_value();
+  EXPECT_EQ(result.get(), std::vector<int>(64, 2));
+  first.get();
+  second.get();
+}
+
+TEST_P(launch_test, a_failed_dependency_fails_the_command_with_its_error) {
+  auto buf = dev.allocate<int>(8);
+  auto failed = make_exceptional_future<void>(error(errc::runtime_error, "upstream broke"));
+  expect_error(buf.fill(1, after(failed)), errc::runtime_error, "upstream broke");
+  promise<void> later;
+  auto pending = buf.fill(1, after(later.get_future()));
+  later.set_exception(std::make_exception_ptr(error(errc::runtime_error, "late failure")));
+  expect_error(std::move(pending), errc::runtime_error, "late failure");
+  future<void> consumed;
+  expect_error(buf.fill(1, after(consumed)), errc::no_state, "after()");
+}
+
+TEST_P(launch_test, concurrent_launches_of_one_program_do_not_mix_arguments) {
+  auto p = compile_test_kernels();
+  constexpr int threads = 8;
+  constexpr unsigned n = 1024;
+  std::vector<std::thread> launchers;
+  std::vector<std::vector<float>> results(threads);
+  for (int t = 0; t < threads; ++t) {
+    launchers.emplace_back([&, t] {
+      auto q = dev.make_queue();
+      auto buf = dev.allocate<float>(n);
+      std::vector<float> ones(n, 1.0f);
+      auto w = q.write(buf, std::span<const float>{ones});
+      future<void> last = std::move(w);
+      for (int round = 0; round < 20; ++round)
+        last = q.launch(p, "scale_add", nd_range{{n}}, after(last), buf, 1.0f, t, n);
+      results[t] = q.read(buf, after(last)).get();
+    });
+  }
+  for (auto& l : launchers) l.join();
+  for (int t = 0; t < threads; ++t)
+    EXPECT_EQ(results[t], std::vector<float>(n, 1.0f + 20.0f * static_cast<float>(t))) << t;
+}
+
+TEST_P(launch_test, queues_run_independently) {
+  // A long kernel on one queue does not hold up a copy on another.
+  auto p = compile_test_kernels();
+  auto slow_queue = dev.make_queue();
+  auto fast_queue = dev.make_queue();
+  auto flag = dev.allocate<int>(1);
+  auto data = dev.allocate<int>(1024);
+  auto slow = slow_queue.launch(p, "spin_then_set", nd_range{{1}}, flag, 5, 1u << 22);
+  std::vector<int> values(1024, 9);
+  auto fast = fast_queue.write(data, std::span<const int>{values});
+  fast.get();
+  EXPECT_EQ(fast_queue.read(data).get(), values);
+  slow.get();
+  EXPECT_EQ(flag.read().get(), std::vector<int>{5});
+}
+
+INSTANTIATE_TEST_SUITE_P(devices, launch_test, ::testing::ValuesIn(device_names()),
+                         [](const auto& param_info) { return param_info.param; });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(launch_test);
+
+}  // namespace
+}  // namespace troupe::test

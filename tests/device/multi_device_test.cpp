@@ -1,0 +1,42 @@
+#include <numeric>
+
+#include "device_fixture.hpp"
+
+namespace troupe::test {
+namespace {
+
+TEST(multi_device, copies_between_every_pair_of_devices) {
+  actor_system sys{device_config()};
+  auto all = sys.devices();
+  if (all.size() < 2) GTEST_SKIP() << "one device only (set POCL_DEVICES=\"pthread pthread\")";
+  std::vector<int> data(100000);
+  std::iota(data.begin(), data.end(), 1);
+  for (const auto& from : all) {
+    for (const auto& to : all) {
+      if (from == to) continue;
+      auto a = from.allocate<int>(data.size());
+      auto b = to.allocate<int>(data.size());
+      auto w = a.write(data);
+      auto c = a.copy_to(b, after(w));
+      EXPECT_EQ(b.read(after(c)).get(), data) << from.name() << " -> " << to.name();
+    }
+  }
+}
+
+TEST(multi_device, a_buffer_of_another_device_is_refused_by_name) {
+  actor_system sys{device_config()};
+  auto all = sys.devices();
+  if (all.size() < 2) GTEST_SKIP() << "one device only (set POCL_DEVICES=\"pthread pthread\")";
+  auto p = all[0].compile(test_kernels().for_device(all[0])).get();
+  auto other = all[1].allocate<int>(4);
+  try {
+    all[0].launch(p, "increment", nd_range{{4}}, other, 4u).get();
+    FAIL() << "a launch with another device's buffer did not fail";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+    EXPECT_NE(std::string{e.what()}.find("argument 0"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace troupe::test
