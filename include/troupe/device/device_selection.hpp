@@ -38,7 +38,9 @@ class device_selection {
 
   // -- properties -----------------------------------------------------------
 
-  const std::vector<device>& all() const noexcept { return devices_; }
+  const std::vector<device>& all() const& noexcept { return devices_; }
+  /// On a temporary (`sys.devices().all()`), a copy, so that a range-for over it is safe.
+  std::vector<device> all() && { return std::move(devices_); }
   std::size_t size() const noexcept { return devices_.size(); }
   bool empty() const noexcept { return devices_.empty(); }
   auto begin() const noexcept { return devices_.begin(); }
@@ -50,7 +52,8 @@ class device_selection {
   const device& front() const;
 
   /// Backends that offer no devices on this machine, with the reason.
-  const std::vector<unavailable_backend>& unavailable() const noexcept { return unavailable_; }
+  const std::vector<unavailable_backend>& unavailable() const& noexcept { return unavailable_; }
+  std::vector<unavailable_backend> unavailable() && { return std::move(unavailable_); }
 
   /// The filters applied, for messages ("backend=cuda, type=gpu").
   const std::string& filters() const noexcept { return filters_; }

@@ -1,0 +1,49 @@
+#pragma once
+
+// Page-locked blocks that copies from and to pageable memory go through. An asynchronous copy
+// from pageable memory may block the calling thread until the device is done; staging through
+// pinned memory keeps the caller free and the copy truly asynchronous.
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "device/cuda/cuda_context.hpp"
+
+namespace troupe::detail {
+
+/// A pinned block lent by a staging_pool.
+struct staging_block {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+};
+
+/// One device's pinned blocks, in power-of-two sizes from 64 KiB. Blocks given back are kept for
+/// reuse, up to 1 GiB in all; pinning memory costs far more than copying it.
+class staging_pool {
+ public:
+  static constexpr std::size_t smallest_block = std::size_t{64} << 10;
+  static constexpr std::size_t most_kept = std::size_t{1} << 30;
+
+  explicit staging_pool(std::shared_ptr<cuda_context> context);
+  ~staging_pool();
+  staging_pool(const staging_pool&) = delete;
+  staging_pool& operator=(const staging_pool&) = delete;
+
+  /// A block of at least `bytes` bytes; throws troupe::error.
+  staging_block take(std::size_t bytes);
+  /// The device must be done with the block.
+  void give_back(staging_block block) noexcept;
+
+ private:
+  static constexpr std::size_t size_classes = 40;  // 64 KiB << 39 is far beyond any host memory
+
+  std::shared_ptr<cuda_context> context_;
+  std::mutex mutex_;
+  std::array<std::vector<void*>, size_classes> kept_;
+  std::size_t kept_bytes_ = 0;
+};
+
+}  // namespace troupe::detail
