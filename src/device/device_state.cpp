@@ -41,12 +41,13 @@ void device_state::close() {
 }
 
 queue_state& device_state::default_queue() {
+  bool open = is_open();  // before mutex_: compile() takes the two locks in the other order
   std::lock_guard guard{mutex_};
   if (!default_queue_) {
     // Once closed, a queue without a backend queue still answers every command with
     // errc::system_gone.
     std::unique_ptr<backend_queue> q;
-    if (is_open()) q = backend_->make_queue();
+    if (open) q = backend_->make_queue();
     default_queue_ =
         intrusive_ptr<queue_state>{new queue_state(*this, false, std::move(q)), adopt_ref};
   }
