@@ -31,21 +31,32 @@ inline future<void> submit_void(queue_state& queue, command cmd, const dependenc
   return future_access::make<future<void>>(std::move(state));
 }
 
+/// Fills in a command on `count` elements of `buffer` from `offset`; returns the error of an
+/// empty handle or a range outside the buffer instead, if any.
+template <class T>
+std::exception_ptr describe_command(command& cmd, command::kind what, const char* operation,
+                                    const queue_state* queue,
+                                    const intrusive_ptr<buffer_state>& buffer, std::size_t offset,
+                                    std::size_t count) {
+  cmd.what = what;
+  cmd.caller = element_caller<T>(operation);
+  if (auto e = check_handles(cmd.caller.c_str(), queue, buffer)) return e;
+  if (auto e = check_range(cmd.caller.c_str(), offset, count, buffer->bytes() / sizeof(T)))
+    return e;
+  cmd.buffer = buffer;
+  cmd.offset = offset * sizeof(T);
+  cmd.bytes = count * sizeof(T);
+  return nullptr;
+}
+
 template <class T>
 future<void> enqueue_write(queue_state* queue, const intrusive_ptr<buffer_state>& buffer,
                            std::size_t offset, const T* source, std::size_t count, bool pinned,
                            intrusive_ptr<ref_counted> keep_alive, const dependencies& deps) {
-  auto caller = element_caller<T>("write");
-  if (auto e = check_handles(caller.c_str(), queue, buffer))
-    return make_exceptional_future<void>(e);
-  if (auto e = check_range(caller.c_str(), offset, count, buffer->bytes() / sizeof(T)))
-    return make_exceptional_future<void>(e);
   command cmd;
-  cmd.what = command::kind::write;
-  cmd.caller = std::move(caller);
-  cmd.buffer = buffer;
-  cmd.offset = offset * sizeof(T);
-  cmd.bytes = count * sizeof(T);
+  if (auto e =
+          describe_command<T>(cmd, command::kind::write, "write", queue, buffer, offset, count))
+    return make_exceptional_future<void>(e);
   cmd.host_source = source;
   cmd.pinned = pinned;
   cmd.keep_alive = std::move(keep_alive);
@@ -56,20 +67,12 @@ template <class T>
 future<std::vector<T>> enqueue_read(queue_state* queue, const intrusive_ptr<buffer_state>& buffer,
                                     std::size_t offset, std::size_t count,
                                     const dependencies& deps) {
-  auto caller = element_caller<T>("read");
-  if (auto e = check_handles(caller.c_str(), queue, buffer))
-    return make_exceptional_future<std::vector<T>>(e);
-  if (auto e = check_range(caller.c_str(), offset, count, buffer->bytes() / sizeof(T)))
+  command cmd;
+  if (auto e = describe_command<T>(cmd, command::kind::read, "read", queue, buffer, offset, count))
     return make_exceptional_future<std::vector<T>>(e);
   intrusive_ptr<vector_result<T>> result{new vector_result<T>(queue->device().results(), count),
                                          adopt_ref};
   auto state = result->shared();
-  command cmd;
-  cmd.what = command::kind::read;
-  cmd.caller = std::move(caller);
-  cmd.buffer = buffer;
-  cmd.offset = offset * sizeof(T);
-  cmd.bytes = count * sizeof(T);
   cmd.host_destination = result->data();
   queue->submit(std::move(cmd), deps.list(), std::move(result));
   return future_access::make<future<std::vector<T>>>(std::move(state));
@@ -79,17 +82,10 @@ template <class T>
 future<void> enqueue_read_into(queue_state* queue, const intrusive_ptr<buffer_state>& buffer,
                                std::size_t offset, T* destination, std::size_t count, bool pinned,
                                intrusive_ptr<ref_counted> keep_alive, const dependencies& deps) {
-  auto caller = element_caller<T>("read_into");
-  if (auto e = check_handles(caller.c_str(), queue, buffer))
-    return make_exceptional_future<void>(e);
-  if (auto e = check_range(caller.c_str(), offset, count, buffer->bytes() / sizeof(T)))
-    return make_exceptional_future<void>(e);
   command cmd;
-  cmd.what = command::kind::read;
-  cmd.caller = std::move(caller);
-  cmd.buffer = buffer;
-  cmd.offset = offset * sizeof(T);
-  cmd.bytes = count * sizeof(T);
+  if (auto e =
+          describe_command<T>(cmd, command::kind::read, "read_into", queue, buffer, offset, count))
+    return make_exceptional_future<void>(e);
   cmd.host_destination = destination;
   cmd.pinned = pinned;
   cmd.keep_alive = std::move(keep_alive);
@@ -103,17 +99,9 @@ future<void> enqueue_fill(queue_state* queue, const intrusive_ptr<buffer_state>&
   static_assert(
       sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
       "buffer<T>::fill: T must be 1, 2, 4, 8 or 16 bytes (what the devices can fill)");
-  auto caller = element_caller<T>("fill");
-  if (auto e = check_handles(caller.c_str(), queue, buffer))
-    return make_exceptional_future<void>(e);
-  if (auto e = check_range(caller.c_str(), offset, count, buffer->bytes() / sizeof(T)))
-    return make_exceptional_future<void>(e);
   command cmd;
-  cmd.what = command::kind::fill;
-  cmd.caller = std::move(caller);
-  cmd.buffer = buffer;
-  cmd.offset = offset * sizeof(T);
-  cmd.bytes = count * sizeof(T);
+  if (auto e = describe_command<T>(cmd, command::kind::fill, "fill", queue, buffer, offset, count))
+    return make_exceptional_future<void>(e);
   std::memcpy(cmd.pattern.data(), &value, sizeof(T));
   cmd.pattern_size = sizeof(T);
   return submit_void(*queue, std::move(cmd), deps);
