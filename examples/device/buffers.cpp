@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "pick_device.hpp"
 #include "troupe/troupe.hpp"
 
 template <class Container>
@@ -19,16 +20,9 @@ void print(const char* what, const Container& values) {
 
 int main(int argc, char** argv) {
   troupe::actor_system sys{troupe::config{argc, argv}};
-  auto all = sys.devices();  // a value: keep it, since unavailable() refers into it
-  if (all.empty()) {
-    std::cout << "no device to run on, so nothing to do:\n";
-    for (const auto& u : all.unavailable())
-      std::cout << "  no " << troupe::to_string(u.backend) << " device: " << u.reason << "\n";
-    return 0;
-  }
-  auto gpus = all.type(troupe::device_type::gpu);
-  auto dev = gpus.empty() ? all.front() : gpus.front();
-  std::cout << "device: " << dev.name() << " (" << troupe::to_string(dev.backend()) << ")\n";
+  auto picked = pick_device(sys);
+  if (!picked) return 0;
+  auto dev = *picked;
 
   // Whole buffer, then ranges. Host memory must stay valid until the future is ready.
   std::vector<int> numbers(16);

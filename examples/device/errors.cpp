@@ -5,6 +5,7 @@
 #include <iostream>
 #include <vector>
 
+#include "pick_device.hpp"
 #include "troupe/troupe.hpp"
 
 const char* const opencl_source = R"(
@@ -31,24 +32,12 @@ bool expect(const char* what, troupe::errc want, Attempt attempt) {
   }
 }
 
-troupe::device pick(troupe::actor_system& sys) {
-  auto all = sys.devices();
-  auto gpus = all.type(troupe::device_type::gpu);
-  return gpus.empty() ? all.front() : gpus.front();
-}
-
 int main(int argc, char** argv) {
   troupe::config cfg{argc, argv};
   troupe::actor_system sys{cfg};
-  auto all = sys.devices();
-  if (all.empty()) {
-    std::cout << "no device to run on, so nothing to do:\n";
-    for (const auto& u : all.unavailable())
-      std::cout << "  no " << troupe::to_string(u.backend) << " device: " << u.reason << "\n";
-    return 0;
-  }
-  auto dev = pick(sys);
-  std::cout << "device: " << dev.name() << " (" << troupe::to_string(dev.backend()) << ")\n";
+  auto picked = pick_device(sys);
+  if (!picked) return 0;
+  auto dev = *picked;
   auto prog =
       dev.compile(dev.backend() == troupe::backend::cuda ? cuda_source : opencl_source).get();
   auto a = dev.allocate<int>(16), b = dev.allocate<int>(16), c = dev.allocate<int>(16);
@@ -74,7 +63,7 @@ int main(int argc, char** argv) {
   troupe::buffer<int> orphan;
   {
     troupe::actor_system short_lived{cfg};
-    kept = pick(short_lived);
+    kept = *pick_device(short_lived, true);
     orphan = kept.allocate<int>(4);
   }
   ok &= expect("reading a buffer after its system is gone", errc::system_gone,

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <vector>
 
+#include "pick_device.hpp"
 #include "troupe/troupe.hpp"
 
 // Each work item adds every (global size)-th number to *sum, atomically.
@@ -22,16 +23,9 @@ extern "C" __global__ void sum(const unsigned* numbers, unsigned* sum, const uns
 
 int main(int argc, char** argv) {
   troupe::actor_system sys{troupe::config{argc, argv}};
-  auto all = sys.devices();  // a value: keep it, since unavailable() refers into it
-  if (all.empty()) {
-    std::cout << "no device to run on, so nothing to do:\n";
-    for (const auto& u : all.unavailable())
-      std::cout << "  no " << troupe::to_string(u.backend) << " device: " << u.reason << "\n";
-    return 0;
-  }
-  auto gpus = all.type(troupe::device_type::gpu);
-  auto dev = gpus.empty() ? all.front() : gpus.front();
-  std::cout << "device: " << dev.name() << " (" << troupe::to_string(dev.backend()) << ")\n";
+  auto picked = pick_device(sys);
+  if (!picked) return 0;
+  auto dev = *picked;
 
   const unsigned n = 100000;
   std::vector<unsigned> numbers(n);

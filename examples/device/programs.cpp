@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pick_device.hpp"
 #include "troupe/troupe.hpp"
 
 const char* const opencl_source = R"(
@@ -22,13 +23,6 @@ extern "C" __global__ void scale(int* x, unsigned n) {
   if (i < n) x[i] *= FACTOR;
 })";
 
-// The device to use; the same one in every actor system of this program.
-troupe::device pick(troupe::actor_system& sys) {
-  auto all = sys.devices();
-  auto gpus = all.type(troupe::device_type::gpu);
-  return gpus.empty() ? all.front() : gpus.front();
-}
-
 const char* source_for(const troupe::device& dev) {
   return dev.backend() == troupe::backend::cuda ? cuda_source : opencl_source;
 }
@@ -36,15 +30,9 @@ const char* source_for(const troupe::device& dev) {
 int main(int argc, char** argv) {
   troupe::config cfg{argc, argv};
   troupe::actor_system sys{cfg};
-  auto all = sys.devices();
-  if (all.empty()) {
-    std::cout << "no device to run on, so nothing to do:\n";
-    for (const auto& u : all.unavailable())
-      std::cout << "  no " << troupe::to_string(u.backend) << " device: " << u.reason << "\n";
-    return 0;
-  }
-  auto dev = pick(sys);
-  std::cout << "device: " << dev.name() << " (" << troupe::to_string(dev.backend()) << ")\n";
+  auto picked = pick_device(sys);
+  if (!picked) return 0;
+  auto dev = *picked;
 
   // Options: FACTOR is defined on the compiler's command line.
   auto prog = dev.compile(source_for(dev), "-DFACTOR=3").get();
@@ -77,7 +65,7 @@ int main(int argc, char** argv) {
     troupe::config with_cache = cfg;
     with_cache.kernel_cache = cache_dir.string();
     troupe::actor_system other{with_cache};
-    auto d = pick(other);
+    auto d = *pick_device(other, true);
     auto p = d.compile(source_for(d), "-DFACTOR=3").get();
     auto y = d.allocate<int>(4);
     y.fill(5).get();

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "pick_device.hpp"
 #include "troupe/troupe.hpp"
 
 const char* const opencl_source = R"(
@@ -22,16 +23,9 @@ extern "C" __global__ void square(int* x, unsigned n) {
 
 int main(int argc, char** argv) {
   troupe::actor_system sys{troupe::config{argc, argv}};
-  auto all = sys.devices();  // a value: keep it, since unavailable() refers into it
-  if (all.empty()) {
-    std::cout << "no device to run on, so nothing to do:\n";
-    for (const auto& u : all.unavailable())
-      std::cout << "  no " << troupe::to_string(u.backend) << " device: " << u.reason << "\n";
-    return 0;
-  }
-  auto gpus = all.type(troupe::device_type::gpu);
-  auto dev = gpus.empty() ? all.front() : gpus.front();
-  std::cout << "device: " << dev.name() << " (" << troupe::to_string(dev.backend()) << ")\n";
+  auto picked = pick_device(sys);
+  if (!picked) return 0;
+  auto dev = *picked;
   auto prog =
       dev.compile(dev.backend() == troupe::backend::cuda ? cuda_source : opencl_source).get();
 
