@@ -1,7 +1,9 @@
 #include "troupe/async/detail/shared_state.hpp"
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <thread>
 
 namespace troupe::detail {
 
@@ -157,6 +159,15 @@ bool wait_with(state_base& state, std::chrono::steady_clock::time_point deadline
 
 void state_base::wait() const {
   if (is_ready()) return;
+  if (this_thread_wait_helper() == nullptr) {
+    // A thread outside the scheduler spins briefly before it sleeps: results that arrive within
+    // microseconds (a short device command, a local request) then cost no wake-up.
+    auto until = std::chrono::steady_clock::now() + std::chrono::microseconds{20};
+    while (std::chrono::steady_clock::now() < until) {
+      if (is_ready()) return;
+      std::this_thread::yield();
+    }
+  }
   wait_with(const_cast<state_base&>(*this), {}, false);
 }
 

@@ -25,6 +25,7 @@ void completion_queue::watch(event_ptr event, intrusive_ptr<command_result> resu
   {
     std::lock_guard guard{mutex_};
     incoming_.push_back({std::move(event), std::move(result)});
+    has_incoming_.store(true, std::memory_order_release);
   }
   wake_.notify_one();
 }
@@ -56,6 +57,13 @@ void completion_queue::run() {
   std::vector<entry> pending;
   auto last_progress = steady_clock::now();
   for (;;) {
+    if (pending.empty() && mode_ == mode::polling) {
+      // Idle: stay awake a little, since commands tend to come in runs; a command that arrives
+      // now is seen without a wake-up.
+      auto until = steady_clock::now() + microseconds(50);
+      while (!has_incoming_.load(std::memory_order_acquire) && steady_clock::now() < until)
+        std::this_thread::yield();
+    }
     {
       std::unique_lock lock{mutex_};
       if (pending.empty() && incoming_.empty()) {
@@ -68,6 +76,7 @@ void completion_queue::run() {
       signalled_ = 0;
       for (auto& e : incoming_) pending.push_back(std::move(e));
       incoming_.clear();
+      has_incoming_.store(false, std::memory_order_relaxed);
     }
     // Finish in submission order, so that a queue's futures become ready in its order.
     std::size_t kept = 0;

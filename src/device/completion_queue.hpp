@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <mutex>
@@ -44,7 +45,8 @@ class completion_queue {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<entry> incoming_;
-  std::size_t signalled_ = 0;  // callback mode: driver callbacks not yet handled
+  std::atomic<bool> has_incoming_{false};  // lets the idle thread spin without the lock
+  std::size_t signalled_ = 0;              // callback mode: driver callbacks not yet handled
   bool stopping_ = false;
   std::thread thread_;
 };

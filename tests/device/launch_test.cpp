@@ -61,6 +61,21 @@ TEST_P(launch_test, cuda_grids_work_on_every_backend) {
   EXPECT_EQ(buf.read().get(), std::vector<int>(512, 1));
 }
 
+TEST_P(launch_test, kernels_without_parameters_build_and_run) {
+  // NVIDIA's OpenCL compiler rejects -cl-kernel-arg-info for these; the build must still work.
+  auto source = dev.backend() == backend::cuda ? R"(extern "C" __global__ void nothing() {}
+                         extern "C" __global__ void one(int* x) { x[0] = 1; })"
+                                               : R"(__kernel void nothing() {}
+                         __kernel void one(__global int* x) { x[0] = 1; })";
+  auto p = dev.compile(source).get();
+  auto x = dev.allocate<int>(1);
+  auto first = dev.launch(p, "nothing", nd_range{{1}});
+  auto second = dev.launch(p, "one", nd_range{{1}}, after(first), x);
+  EXPECT_EQ(x.read(after(second)).get(), std::vector<int>{1});
+  expect_error(dev.launch(p, "one", nd_range{{1}}), errc::invalid_argument,
+               "takes 1 arguments, the launch passed 0");
+}
+
 TEST_P(launch_test, compile_errors_carry_the_build_log) {
   auto broken = dev.backend() == backend::cuda
                     ? "extern \"C\" __global__ void k(int* x) { x[0] = undeclared_name; }"

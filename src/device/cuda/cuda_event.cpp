@@ -1,5 +1,7 @@
 #include "device/cuda/cuda_event.hpp"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 namespace troupe::detail {
@@ -68,9 +70,16 @@ cuda_event::cuda_event(std::shared_ptr<event_pool> pool, std::shared_ptr<cuda_st
     handle_ = pool_->take();
   } catch (...) {
     // Nothing was enqueued yet, so the block is unused.
-    if (staged_.block.data) staged_.pool->give_back(staged_.block);
+    release_staging();
     throw;
   }
+}
+
+void cuda_event::release_staging() noexcept {
+  for (CUevent chunk : staged_.chunk_events) pool_->give_back(chunk);
+  staged_.chunk_events.clear();
+  if (staged_.block.data) staged_.pool->give_back(staged_.block);
+  staged_.block = {};
 }
 
 cuda_event::~cuda_event() {
@@ -84,14 +93,30 @@ cuda_event::~cuda_event() {
     } else {
       context.driver().cuStreamSynchronize(stream_->handle);
     }
-    staged_.pool->give_back(staged_.block);
   }
+  release_staging();
   pool_->give_back(handle_);
+}
+
+void cuda_event::copy_arrived_chunks() {
+  const cuda_context& context = *pool_->context;
+  auto& s = staged_;
+  while (s.chunks_copied < s.chunk_events.size()) {
+    const CUresult result = context.driver().cuEventQuery(s.chunk_events[s.chunks_copied]);
+    if (result == CUDA_ERROR_NOT_READY) return;
+    if (result != CUDA_SUCCESS) context.fail(result, "cuEventQuery");
+    const std::size_t at = s.chunks_copied * s.chunk_bytes;
+    std::memcpy(static_cast<std::byte*>(s.read_destination) + at,
+                static_cast<const std::byte*>(s.block.data) + at,
+                std::min(s.chunk_bytes, s.read_bytes - at));
+    ++s.chunks_copied;
+  }
 }
 
 bool cuda_event::query() {
   const cuda_context& context = *pool_->context;
   context.make_current();
+  if (!staged_.chunk_events.empty()) copy_arrived_chunks();
   const CUresult result = context.driver().cuEventQuery(handle_);
   if (result == CUDA_SUCCESS) return true;
   if (result == CUDA_ERROR_NOT_READY) return false;
@@ -113,10 +138,14 @@ void cuda_event::notify(std::function<void()> done) {
 void cuda_event::finish() {
   if (!staged_.block.data) return;
   if (staged_.read_destination) {
-    std::memcpy(staged_.read_destination, staged_.block.data, staged_.read_bytes);
+    // What query() has not copied yet (all of it for an unchunked read).
+    const std::size_t done =
+        std::min(staged_.chunks_copied * staged_.chunk_bytes, staged_.read_bytes);
+    std::memcpy(static_cast<std::byte*>(staged_.read_destination) + done,
+                static_cast<const std::byte*>(staged_.block.data) + done,
+                staged_.read_bytes - done);
   }
-  staged_.pool->give_back(staged_.block);
-  staged_.block = {};
+  release_staging();
 }
 
 void cuda_event::record() {

@@ -54,6 +54,11 @@ struct staged_transfer {
   staging_block block;
   void* read_destination = nullptr;
   std::size_t read_bytes = 0;
+  /// A large read arrives in chunks, each with its event, so that query() copies finished
+  /// chunks out while later ones are still in flight.
+  std::vector<CUevent> chunk_events;
+  std::size_t chunk_bytes = 0;
+  std::size_t chunks_copied = 0;
 };
 
 class cuda_event final : public backend_event {
@@ -77,6 +82,10 @@ class cuda_event final : public backend_event {
  private:
   std::shared_ptr<event_pool> pool_;
   std::shared_ptr<cuda_stream> stream_;
+  /// Copies out the chunks of a staged read that have arrived.
+  void copy_arrived_chunks();
+  void release_staging() noexcept;
+
   CUevent handle_ = nullptr;
   staged_transfer staged_;
   bool recorded_ = false;

@@ -16,6 +16,13 @@ namespace {
   throw error(errc::invalid_argument, "CUDA queue on device '" + context.name + "': " + message);
 }
 
+staged_transfer staged_through(std::shared_ptr<staging_pool> pool, staging_block block) {
+  staged_transfer staged;
+  staged.pool = std::move(pool);
+  staged.block = block;
+  return staged;
+}
+
 }  // namespace
 
 cuda_queue::cuda_queue(std::shared_ptr<cuda_context> context, std::shared_ptr<event_pool> events,
@@ -50,12 +57,17 @@ event_ptr cuda_queue::write(backend_memory& dst, std::size_t offset, const void*
       context_->check(driver.cuMemcpyHtoDAsync(address, src, bytes, stream), "cuMemcpyHtoDAsync");
     });
   }
-  // The source is copied now, so the caller may reuse it as soon as this returns.
+  // The source is copied now, so the caller may reuse it as soon as this returns. In chunks: the
+  // device copies one chunk while this thread copies the next into the block.
   const staging_block block = staging_->take(bytes);
-  std::memcpy(block.data, src, bytes);
-  return enqueue(wait, {staging_, block}, [&](CUstream stream) {
-    context_->check(driver.cuMemcpyHtoDAsync(address, block.data, bytes, stream),
-                    "cuMemcpyHtoDAsync");
+  return enqueue(wait, staged_through(staging_, block), [&](CUstream stream) {
+    for (std::size_t at = 0; at < bytes; at += staging_chunk) {
+      const std::size_t length = std::min(staging_chunk, bytes - at);
+      auto* staged = static_cast<std::byte*>(block.data) + at;
+      std::memcpy(staged, static_cast<const std::byte*>(src) + at, length);
+      context_->check(driver.cuMemcpyHtoDAsync(address + at, staged, length, stream),
+                      "cuMemcpyHtoDAsync");
+    }
   });
 }
 
@@ -69,11 +81,32 @@ event_ptr cuda_queue::read(backend_memory& src, std::size_t offset, void* dst, s
       context_->check(driver.cuMemcpyDtoHAsync(dst, address, bytes, stream), "cuMemcpyDtoHAsync");
     });
   }
-  // The event's finish() copies the block out to `dst`.
-  const staging_block block = staging_->take(bytes);
-  return enqueue(wait, {staging_, block, dst, bytes}, [&](CUstream stream) {
-    context_->check(driver.cuMemcpyDtoHAsync(block.data, address, bytes, stream),
-                    "cuMemcpyDtoHAsync");
+  // The event copies the block out to `dst`: chunk by chunk as they arrive (query()), and the
+  // rest in finish().
+  staged_transfer staged = staged_through(staging_, staging_->take(bytes));
+  staged.read_destination = dst;
+  staged.read_bytes = bytes;
+  staged.chunk_bytes = staging_chunk;
+  const std::size_t chunks = (bytes + staging_chunk - 1) / staging_chunk;
+  if (chunks > 1) {
+    try {
+      for (std::size_t i = 0; i < chunks; ++i) staged.chunk_events.push_back(events_->take());
+    } catch (...) {
+      for (CUevent chunk : staged.chunk_events) events_->give_back(chunk);
+      staging_->give_back(staged.block);
+      throw;
+    }
+  }
+  const std::vector<CUevent> chunk_events = staged.chunk_events;
+  auto* block = static_cast<std::byte*>(staged.block.data);
+  return enqueue(wait, std::move(staged), [&](CUstream stream) {
+    for (std::size_t i = 0, at = 0; at < bytes; ++i, at += staging_chunk) {
+      const std::size_t length = std::min(staging_chunk, bytes - at);
+      context_->check(driver.cuMemcpyDtoHAsync(block + at, address + at, length, stream),
+                      "cuMemcpyDtoHAsync");
+      if (!chunk_events.empty())
+        context_->check(driver.cuEventRecord(chunk_events[i], stream), "cuEventRecord");
+    }
   });
 }
 
@@ -128,7 +161,7 @@ event_ptr cuda_queue::fill_by_doubling(CUdeviceptr address, std::size_t bytes, c
   for (std::size_t at = 0; at < seed_bytes; at += pattern_size) {
     std::memcpy(seed + at, pattern, pattern_size);
   }
-  return enqueue(wait, {staging_, block}, [&](CUstream stream) {
+  return enqueue(wait, staged_through(staging_, block), [&](CUstream stream) {
     context_->check(driver.cuMemcpyHtoDAsync(address, block.data, seed_bytes, stream),
                     "cuMemcpyHtoDAsync");
     for (std::size_t filled = seed_bytes; filled < bytes;) {

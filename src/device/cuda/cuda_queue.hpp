@@ -51,6 +51,9 @@ class cuda_queue final : public backend_queue {
   event_ptr fill_by_doubling(CUdeviceptr address, std::size_t bytes, const void* pattern,
                              std::size_t pattern_size, wait_list wait);
 
+  /// Staged copies move in pieces of this size, so that host copying and DMA overlap.
+  static constexpr std::size_t staging_chunk = std::size_t{8} << 20;
+
   std::shared_ptr<cuda_context> context_;
   std::shared_ptr<event_pool> events_;
   std::shared_ptr<staging_pool> staging_;

@@ -57,6 +57,17 @@ void staging_pool::give_back(staging_block block) noexcept {
   if (!block.data) return;
   {
     std::lock_guard lock(mutex_);
+    // Over the limit, smaller kept blocks make room for this one: a program that moves large
+    // arrays keeps reusing its few large blocks instead of pinning them anew each time.
+    for (std::size_t c = 0; c < size_class(block.bytes) && kept_bytes_ + block.bytes > most_kept;
+         ++c) {
+      while (!kept_[c].empty() && kept_bytes_ + block.bytes > most_kept) {
+        context_->make_current_quietly();
+        context_->driver().cuMemFreeHost(kept_[c].front());
+        kept_[c].erase(kept_[c].begin());
+        kept_bytes_ -= smallest_block << c;
+      }
+    }
     if (kept_bytes_ + block.bytes <= most_kept) {
       // push_back may throw bad_alloc; then the block is freed below instead.
       try {

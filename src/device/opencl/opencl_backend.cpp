@@ -461,9 +461,13 @@ class opencl_device final : public backend_device {
     cl_int status = CL_SUCCESS;
     cl_program p = clCreateProgramWithSource(context_->context, 1, &text, &length, &status);
     check_opencl(status, "clCreateProgramWithSource", info.name);
-    // Argument info lets launches check argument types; it costs nothing at run time.
-    auto all_options = options + " -cl-kernel-arg-info";
-    status = clBuildProgram(p, 1, &context_->device, all_options.c_str(), nullptr, nullptr);
+    // Argument info lets launches check argument types; it costs nothing at run time. NVIDIA's
+    // compiler (driver 580) rejects it for kernels without parameters, so a failed build is
+    // retried without it: then launches check the argument count only.
+    auto with_info = options + " -cl-kernel-arg-info";
+    status = clBuildProgram(p, 1, &context_->device, with_info.c_str(), nullptr, nullptr);
+    if (status != CL_SUCCESS)
+      status = clBuildProgram(p, 1, &context_->device, options.c_str(), nullptr, nullptr);
     auto log = build_log(p);
     if (status != CL_SUCCESS) {
       clReleaseProgram(p);
