@@ -162,7 +162,7 @@ void state_base::wait() const {
   if (this_thread_wait_helper() == nullptr) {
     // A thread outside the scheduler spins briefly before it sleeps: results that arrive within
     // microseconds (a short device command, a local request) then cost no wake-up.
-    auto until = std::chrono::steady_clock::now() + std::chrono::microseconds{20};
+    auto until = std::chrono::steady_clock::now() + std::chrono::microseconds{50};
     while (std::chrono::steady_clock::now() < until) {
       if (is_ready()) return;
       std::this_thread::yield();

@@ -74,6 +74,8 @@ void completion_queue::run() {
         wake_.wait(lock, [&] { return signalled_ != 0 || !incoming_.empty(); });
       }
       signalled_ = 0;
+      // New commands restart the spinning phase: they may well end within microseconds.
+      if (!incoming_.empty()) last_progress = steady_clock::now();
       for (auto& e : incoming_) pending.push_back(std::move(e));
       incoming_.clear();
       has_incoming_.store(false, std::memory_order_relaxed);
