@@ -20,8 +20,8 @@ staging_pool::staging_pool(std::shared_ptr<cuda_context> context) : context_(std
 
 staging_pool::~staging_pool() {
   context_->make_current_quietly();
-  for (const std::vector<void*>& blocks : kept_) {
-    for (void* block : blocks) context_->driver().cuMemFreeHost(block);
+  for (const std::vector<kept_block>& blocks : kept_) {
+    for (const kept_block& block : blocks) context_->driver().cuMemFreeHost(block.data);
   }
 }
 
@@ -35,9 +35,9 @@ staging_block staging_pool::take(std::size_t bytes) {
   const std::size_t block_bytes = std::max(smallest_block, std::bit_ceil(bytes));
   {
     std::lock_guard lock(mutex_);
-    std::vector<void*>& blocks = kept_[size_class(block_bytes)];
+    std::vector<kept_block>& blocks = kept_[size_class(block_bytes)];
     if (!blocks.empty()) {
-      void* data = blocks.back();
+      void* data = blocks.back().data;
       blocks.pop_back();
       kept_bytes_ -= block_bytes;
       return {data, block_bytes};
@@ -55,31 +55,33 @@ staging_block staging_pool::take(std::size_t bytes) {
 
 void staging_pool::give_back(staging_block block) noexcept {
   if (!block.data) return;
+  std::vector<void*> evicted;
   {
     std::lock_guard lock(mutex_);
-    // Over the limit, smaller kept blocks make room for this one: a program that moves large
-    // arrays keeps reusing its few large blocks instead of pinning them anew each time.
-    for (std::size_t c = 0; c < size_class(block.bytes) && kept_bytes_ + block.bytes > most_kept;
-         ++c) {
-      while (!kept_[c].empty() && kept_bytes_ + block.bytes > most_kept) {
-        context_->make_current_quietly();
-        context_->driver().cuMemFreeHost(kept_[c].front());
-        kept_[c].erase(kept_[c].begin());
-        kept_bytes_ -= smallest_block << c;
+    try {
+      kept_[size_class(block.bytes)].push_back({block.data, ++returns_});
+      kept_bytes_ += block.bytes;
+      block.data = nullptr;
+      // Over the limit, the blocks returned longest ago go, whatever their size: a program
+      // keeps reusing the few blocks its current copies need.
+      while (kept_bytes_ > most_kept) {
+        std::size_t oldest = size_classes;
+        for (std::size_t c = 0; c < size_classes; ++c) {
+          if (!kept_[c].empty() && (oldest == size_classes ||
+                                    kept_[c].front().returned < kept_[oldest].front().returned))
+            oldest = c;
+        }
+        evicted.push_back(kept_[oldest].front().data);
+        kept_[oldest].erase(kept_[oldest].begin());
+        kept_bytes_ -= smallest_block << oldest;
       }
-    }
-    if (kept_bytes_ + block.bytes <= most_kept) {
-      // push_back may throw bad_alloc; then the block is freed below instead.
-      try {
-        kept_[size_class(block.bytes)].push_back(block.data);
-        kept_bytes_ += block.bytes;
-        return;
-      } catch (...) {
-      }
+    } catch (...) {  // out of memory for the bookkeeping: free instead of keeping
     }
   }
+  if (block.data) evicted.push_back(block.data);
+  if (evicted.empty()) return;
   context_->make_current_quietly();
-  context_->driver().cuMemFreeHost(block.data);
+  for (void* data : evicted) context_->driver().cuMemFreeHost(data);
 }
 
 }  // namespace troupe::detail

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -21,7 +22,8 @@ struct staging_block {
 };
 
 /// One device's pinned blocks, in power-of-two sizes from 64 KiB. Blocks given back are kept for
-/// reuse, up to 1 GiB in all; pinning memory costs far more than copying it.
+/// reuse, up to 1 GiB in all, the least recently returned going first when that is exceeded;
+/// pinning memory costs far more than copying it.
 class staging_pool {
  public:
   static constexpr std::size_t smallest_block = std::size_t{64} << 10;
@@ -42,7 +44,13 @@ class staging_pool {
 
   std::shared_ptr<cuda_context> context_;
   std::mutex mutex_;
-  std::array<std::vector<void*>, size_classes> kept_;
+  /// A kept block, and when it was returned (a counter), oldest first within its class.
+  struct kept_block {
+    void* data;
+    std::uint64_t returned;
+  };
+  std::array<std::vector<kept_block>, size_classes> kept_;
+  std::uint64_t returns_ = 0;
   std::size_t kept_bytes_ = 0;
 };
 
