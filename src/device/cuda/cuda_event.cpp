@@ -106,9 +106,9 @@ void cuda_event::copy_arrived_chunks() {
     if (result == CUDA_ERROR_NOT_READY) return;
     if (result != CUDA_SUCCESS) context.fail(result, "cuEventQuery");
     const std::size_t at = s.chunks_copied * s.chunk_bytes;
-    std::memcpy(static_cast<std::byte*>(s.read_destination) + at,
-                static_cast<const std::byte*>(s.block.data) + at,
-                std::min(s.chunk_bytes, s.read_bytes - at));
+    s.pool->copy(static_cast<std::byte*>(s.read_destination) + at,
+                 static_cast<const std::byte*>(s.block.data) + at,
+                 std::min(s.chunk_bytes, s.read_bytes - at));
     ++s.chunks_copied;
   }
 }
@@ -141,9 +141,9 @@ void cuda_event::finish() {
     // What query() has not copied yet (all of it for an unchunked read).
     const std::size_t done =
         std::min(staged_.chunks_copied * staged_.chunk_bytes, staged_.read_bytes);
-    std::memcpy(static_cast<std::byte*>(staged_.read_destination) + done,
-                static_cast<const std::byte*>(staged_.block.data) + done,
-                staged_.read_bytes - done);
+    staged_.pool->copy(static_cast<std::byte*>(staged_.read_destination) + done,
+                       static_cast<const std::byte*>(staged_.block.data) + done,
+                       staged_.read_bytes - done);
   }
   release_staging();
 }

@@ -64,7 +64,7 @@ event_ptr cuda_queue::write(backend_memory& dst, std::size_t offset, const void*
     for (std::size_t at = 0; at < bytes; at += staging_chunk) {
       const std::size_t length = std::min(staging_chunk, bytes - at);
       auto* staged = static_cast<std::byte*>(block.data) + at;
-      std::memcpy(staged, static_cast<const std::byte*>(src) + at, length);
+      staging_->copy(staged, static_cast<const std::byte*>(src) + at, length);
       context_->check(driver.cuMemcpyHtoDAsync(address + at, staged, length, stream),
                       "cuMemcpyHtoDAsync");
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <string>
+#include <thread>
 
 #include "troupe/async/error.hpp"
 
@@ -16,7 +17,11 @@ std::size_t size_class(std::size_t block_bytes) {
 
 }  // namespace
 
-staging_pool::staging_pool(std::shared_ptr<cuda_context> context) : context_(std::move(context)) {}
+staging_pool::staging_pool(std::shared_ptr<cuda_context> context)
+    : context_(std::move(context)),
+      // A quarter of the cores, at most 4: enough for the host's memory bandwidth, while the
+      // scheduler's workers keep theirs.
+      copier_(std::clamp(std::thread::hardware_concurrency() / 4, 1u, 4u)) {}
 
 staging_pool::~staging_pool() {
   context_->make_current_quietly();

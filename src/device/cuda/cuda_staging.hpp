@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "device/cuda/cuda_context.hpp"
+#include "device/host_copier.hpp"
 
 namespace troupe::detail {
 
@@ -39,10 +40,16 @@ class staging_pool {
   /// The device must be done with the block.
   void give_back(staging_block block) noexcept;
 
+  /// Copies into or out of a block with several threads when large.
+  void copy(void* destination, const void* source, std::size_t bytes) {
+    copier_.copy(destination, source, bytes);
+  }
+
  private:
   static constexpr std::size_t size_classes = 40;  // 64 KiB << 39 is far beyond any host memory
 
   std::shared_ptr<cuda_context> context_;
+  host_copier copier_;
   std::mutex mutex_;
   /// A kept block, and when it was returned (a counter), oldest first within its class.
   struct kept_block {

@@ -1,0 +1,49 @@
+#pragma once
+
+// Copies between pageable and pinned host memory with several threads: a single thread's
+// memcpy moves a fraction of what the host's memory and the copy engines can, and staged copies
+// of large arrays are bound by it.
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace troupe::detail {
+
+class host_copier {
+ public:
+  /// `helpers` threads, started on the first large copy.
+  explicit host_copier(unsigned helpers);
+  ~host_copier();
+  host_copier(const host_copier&) = delete;
+  host_copier& operator=(const host_copier&) = delete;
+
+  /// memcpy, split among the helpers and the calling thread when large; returns when done.
+  void copy(void* destination, const void* source, std::size_t bytes);
+
+ private:
+  struct part {
+    std::byte* destination;
+    const std::byte* source;
+    std::size_t bytes;
+    std::size_t* remaining;  // of the copy this part belongs to; guarded by mutex_
+  };
+
+  void start_helpers();
+  void run_helper();
+  /// Copies `p`, then counts it done.
+  void finish(const part& p);
+
+  unsigned helpers_;
+  std::mutex mutex_;
+  std::condition_variable work_;
+  std::condition_variable done_;
+  std::deque<part> parts_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace troupe::detail
