@@ -325,13 +325,7 @@ class cuda_baseline final : public native_baseline {
           frames.save(run->frames[index], index, "native-cuda");
         }
       };
-      variant.check = [run] {
-        for (std::size_t index = 0; index < run->frames.size(); ++index) {
-          std::string wrong = run->problem.check(run->frames[index], index);
-          if (!wrong.empty()) return wrong;
-        }
-        return std::string{};
-      };
+      variant.check = [run] { return run->problem.check_all(run->frames); };
       return variant;
     });
   }

@@ -196,13 +196,7 @@ device_variant troupe_mandelbrot(const std::string& name, const troupe::device& 
         }
       };
     }
-    variant.check = [run] {
-      for (std::size_t index = 0; index < run->frames.size(); ++index) {
-        std::string wrong = run->problem.check(run->frames[index], index);
-        if (!wrong.empty()) return wrong;
-      }
-      return std::string{};
-    };
+    variant.check = [run] { return run->problem.check_all(run->frames); };
     return variant;
   });
 }

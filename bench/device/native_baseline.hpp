@@ -75,6 +75,16 @@ struct mandelbrot_problem {
       save;
   /// Empty when frame `frame` matches the CPU reference closely enough.
   std::function<std::string(std::span<const std::uint8_t> rgb, std::size_t frame)> check;
+
+  /// check() over all frames: the first problem found, or empty.
+  template <class Frames>
+  std::string check_all(const Frames& rgb_frames) const {
+    for (std::size_t index = 0; index < rgb_frames.size(); ++index) {
+      std::string wrong = check(rgb_frames[index], index);
+      if (!wrong.empty()) return wrong;
+    }
+    return {};
+  }
 };
 
 /// The benchmarks against one API on one device.
