@@ -37,7 +37,9 @@ class backend_event : public ref_counted {
   virtual bool query() = 0;
 
   /// Calls `done` once, from a driver thread, when the command has finished or failed. `done`
-  /// must not call the driver; the frontend only queues the event for query() and finish().
+  /// must not call the driver, and is destroyed on that thread, so it must not own the last
+  /// reference to anything whose destructor calls the driver; the frontend's only wakes the
+  /// completion thread, which then calls query() and finish().
   virtual void notify(std::function<void()> done) = 0;
 
   /// Called once by the completion path after query() returned true, before the command's
