@@ -33,6 +33,7 @@ void host_copier::start_helpers() {
 }
 
 void host_copier::copy(void* destination, const void* source, std::size_t bytes) {
+  if (bytes == 0) return;  // memcpy wants valid pointers even then
   if (bytes < 2 * smallest_split || helpers_ == 0) {
     std::memcpy(destination, source, bytes);
     return;

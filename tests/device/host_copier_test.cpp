@@ -32,7 +32,7 @@ TEST(host_copier, copies_small_and_large_ranges_exactly) {
 TEST(host_copier, concurrent_callers_each_get_their_own_copy) {
   host_copier copier{2};
   std::vector<std::thread> callers;
-  std::vector<bool> right(4, false);
+  std::vector<int> right(4, 0);  // not vector<bool>: its bits share words across threads
   for (int c = 0; c < 4; ++c) {
     callers.emplace_back([&, c] {
       bool all = true;
@@ -43,11 +43,11 @@ TEST(host_copier, concurrent_callers_each_get_their_own_copy) {
         copier.copy(target.data(), source.data(), source.size() * sizeof(std::uint32_t));
         all = all && target == source;
       }
-      right[c] = all;
+      right[c] = all ? 1 : 0;
     });
   }
   for (auto& t : callers) t.join();
-  for (int c = 0; c < 4; ++c) EXPECT_TRUE(right[c]) << c;
+  for (int c = 0; c < 4; ++c) EXPECT_EQ(right[c], 1) << c;
 }
 
 TEST(host_copier, works_without_helpers) {

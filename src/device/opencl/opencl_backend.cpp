@@ -68,6 +68,18 @@ std::size_t scalar_size(const std::string& type) {
   return 0;
 }
 
+/// The program's binary for its one device.
+std::vector<unsigned char> program_binary(cl_program p, const std::string& device) {
+  std::size_t size = 0;
+  check_opencl(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr),
+               "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)", device);
+  std::vector<unsigned char> binary(size);
+  unsigned char* data = binary.data();
+  check_opencl(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof data, &data, nullptr),
+               "clGetProgramInfo(CL_PROGRAM_BINARIES)", device);
+  return binary;
+}
+
 /// Keeps a context alive for everything made in it.
 struct opencl_context {
   cl_context context = nullptr;
@@ -256,7 +268,11 @@ class opencl_program final : public backend_program {
         image_(std::move(image)) {}
   ~opencl_program() override { clReleaseProgram(program_); }
 
-  std::vector<std::byte> binary() const override { return image_.serialize(); }
+  /// Fetched only when asked for (by the disk cache): drivers may produce it lazily.
+  std::vector<std::byte> binary() const override {
+    if (image_.binary.empty()) image_.binary = program_binary(program_, context_->name);
+    return image_.serialize();
+  }
   std::string build_log() const override { return log_; }
 
   std::unique_ptr<backend_kernel> kernel(const std::string& name) override {
@@ -279,7 +295,7 @@ class opencl_program final : public backend_program {
   cl_program program_;
   context_ptr context_;
   std::string log_;
-  program_image image_;
+  mutable program_image image_;
 };
 
 class opencl_queue final : public backend_queue {
@@ -481,7 +497,6 @@ class opencl_device final : public backend_device {
     program_image image;
     try {
       image.kernels = kernel_params(p);
-      image.binary = program_binary(p);
     } catch (...) {
       clReleaseProgram(p);
       throw;
@@ -517,17 +532,6 @@ class opencl_device final : public backend_device {
     log.resize(std::strlen(log.c_str()));
     while (!log.empty() && (log.back() == '\n' || log.back() == ' ')) log.pop_back();
     return log;
-  }
-
-  std::vector<unsigned char> program_binary(cl_program p) const {
-    std::size_t size = 0;
-    check_opencl(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr),
-                 "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)", info.name);
-    std::vector<unsigned char> binary(size);
-    unsigned char* data = binary.data();
-    check_opencl(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof data, &data, nullptr),
-                 "clGetProgramInfo(CL_PROGRAM_BINARIES)", info.name);
-    return binary;
   }
 
   std::map<std::string, std::vector<kernel_param>> kernel_params(cl_program p) const {
