@@ -202,7 +202,7 @@ TEST_P(buffer_test, commands_after_the_system_is_gone_fail_with_system_gone) {
 
 INSTANTIATE_TEST_SUITE_P(devices, buffer_test, ::testing::ValuesIn(device_names()),
                          [](const auto& param_info) { return param_info.param; });
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(buffer_test);
+TROUPE_DEVICE_SUITE_MAY_BE_EMPTY(buffer_test);
 
 }  // namespace
 }  // namespace troupe::test
