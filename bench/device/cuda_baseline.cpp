@@ -205,11 +205,7 @@ class cuda_baseline final : public native_baseline {
         }
       };
       variant.check = [members, compare = problem.check] {
-        for (member& each : *members) {
-          std::string wrong = compare({each.output->data(), each.range.count}, each.range.first);
-          if (!wrong.empty()) return wrong;
-        }
-        return std::string{};
+        return partition_problem::check_slices(compare, *members);
       };
       return variant;
     });

@@ -54,6 +54,17 @@ struct partition_problem {
   bool compute = true;
   /// Empty when `output`, the results of the elements from `first` on, is right.
   std::function<std::string(std::span<const float> output, std::size_t first)> check;
+
+  /// check() over each device's slice (`output`, a pointer to its results, and `range`): the
+  /// first problem found, or empty.
+  template <class Slices>
+  static std::string check_slices(const decltype(check)& check_one, const Slices& slices) {
+    for (const auto& each : slices) {
+      std::string wrong = check_one({each.output->data(), each.range.count}, each.range.first);
+      if (!wrong.empty()) return wrong;
+    }
+    return {};
+  }
 };
 
 /// The part of the complex plane one Mandelbrot frame shows: pixel (px, py) is the point

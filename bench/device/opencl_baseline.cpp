@@ -139,11 +139,7 @@ class opencl_baseline final : public native_baseline {
           for (part& piece : each.parts) check(clFinish(piece.queue.get()), "clFinish");
       };
       variant.check = [members, compare = problem.check] {
-        for (member& each : *members) {
-          std::string wrong = compare({each.output->data(), each.range.count}, each.range.first);
-          if (!wrong.empty()) return wrong;
-        }
-        return std::string{};
+        return partition_problem::check_slices(compare, *members);
       };
       return variant;
     });
