@@ -81,6 +81,24 @@ struct options {
   }
 };
 
+/// Names in --only that match none of `offered` (with or without the suite's prefix) go to
+/// stderr, with the names there are; returns 2 if there was one, else `code`.
+inline int report_unknown_only(const options& settings, const std::vector<std::string>& offered,
+                               int code) {
+  for (const std::string& name : settings.only) {
+    bool known = std::any_of(offered.begin(), offered.end(), [&](const std::string& benchmark) {
+      return name == benchmark || settings.suite + "_" + name == benchmark;
+    });
+    if (!known) {
+      std::cerr << "--only: no benchmark named '" << name << "'; expected one of:";
+      for (const std::string& benchmark : offered) std::cerr << ' ' << benchmark;
+      std::cerr << std::endl;
+      code = 2;
+    }
+  }
+  return code;
+}
+
 /// The usage text of a benchmark executable of suite `suite`.
 inline std::string usage(std::string_view suite) {
   std::ostringstream text;
@@ -361,21 +379,7 @@ class harness {
   }
 
   /// Reports --only names that matched no benchmark; returns the process exit code.
-  int finish() {
-    int code = failed_ ? 1 : 0;
-    for (const std::string& name : options_.only) {
-      bool known = std::any_of(offered_.begin(), offered_.end(), [&](const std::string& benchmark) {
-        return name == benchmark || options_.suite + "_" + name == benchmark;
-      });
-      if (!known) {
-        std::cerr << "--only: no benchmark named '" << name << "'; expected one of:";
-        for (const std::string& benchmark : offered_) std::cerr << ' ' << benchmark;
-        std::cerr << std::endl;
-        code = 2;
-      }
-    }
-    return code;
-  }
+  int finish() { return report_unknown_only(options_, offered_, failed_ ? 1 : 0); }
 
  private:
   void fail(measurement& result, std::string why) {

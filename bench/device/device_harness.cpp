@@ -83,19 +83,7 @@ double device_bench::rate(const comparison& what, const measurement& result) {
 }
 
 int device_bench::finish() const {
-  int code = failed_ ? 1 : 0;
-  for (const std::string& name : options_.only) {
-    bool known = std::any_of(offered_.begin(), offered_.end(), [&](const std::string& benchmark) {
-      return name == benchmark || options_.suite + "_" + name == benchmark;
-    });
-    if (!known) {
-      std::cerr << "--only: no benchmark named '" << name << "'; expected one of:";
-      for (const std::string& benchmark : offered_) std::cerr << ' ' << benchmark;
-      std::cerr << std::endl;
-      code = 2;
-    }
-  }
-  return code;
+  return report_unknown_only(options_, offered_, failed_ ? 1 : 0);
 }
 
 void device_bench::print(const comparison& what, const std::vector<measurement>& measured) const {

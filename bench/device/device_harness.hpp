@@ -29,6 +29,11 @@ struct device_variant {
   std::string setup_error;
 };
 
+/// The check of a latency variant that counts the round trips that read back a wrong value.
+inline std::string wrong_round_trips(int wrong) {
+  return wrong == 0 ? std::string{} : std::to_string(wrong) + " round trips read a wrong value";
+}
+
 /// The variant that `make()` returns, named `name`; if `make` throws, a variant that reports the
 /// failure instead, so one side's set-up problem does not hide the other side's numbers.
 template <class Make>

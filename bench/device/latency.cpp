@@ -105,10 +105,7 @@ void run_copy_latency(device_bench& bench, const std::vector<target>& targets) {
           if (received != sent) ++run->wrong;
         }
       };
-      variant.check = [run] {
-        return run->wrong == 0 ? std::string{}
-                               : std::to_string(run->wrong) + " round trips read a wrong value";
-      };
+      variant.check = [run] { return wrong_round_trips(run->wrong); };
       return variant;
     }));
     if (under_test.native) {

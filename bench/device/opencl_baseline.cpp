@@ -211,10 +211,7 @@ class opencl_baseline final : public native_baseline {
           if (received != sent) ++run->wrong;
         }
       };
-      variant.check = [run] {
-        return run->wrong == 0 ? std::string{}
-                               : std::to_string(run->wrong) + " round trips read a wrong value";
-      };
+      variant.check = [run] { return wrong_round_trips(run->wrong); };
       return variant;
     });
   }
