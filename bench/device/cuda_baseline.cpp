@@ -41,14 +41,14 @@ class cuda_baseline final : public native_baseline {
               kernel(program.function(kernels::stencil.name)),
               input(*device, values.size_bytes()),
               output(*device, values.size_bytes()),
-              source(values),
+              source(values.begin(), values.end()),
               result(values.size()) {}
         std::shared_ptr<cuda::device> device;
         cuda::module program;
         CUfunction kernel;
         cuda::device_memory input;
         cuda::device_memory output;
-        std::span<const float> source;
+        std::vector<float> source;  // its own copy, allocated as troupe's side allocates it
         std::vector<float> result;
       };
       auto run = std::make_shared<state>(device_, problem.input);

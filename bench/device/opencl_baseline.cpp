@@ -27,14 +27,15 @@ class opencl_baseline final : public native_baseline {
         opencl::kernel kernel;
         opencl::memory input;
         opencl::memory output;
-        std::span<const float> source;
+        std::vector<float> source;  // its own copy, allocated as troupe's side allocates it
         std::vector<float> result;
       };
       const std::size_t count = problem.input.size();
       auto run = std::make_shared<state>(
           state{device_, device_->make_queue(), device_->build(kernels::stencil.opencl, "stencil"),
                 device_->allocate(count * sizeof(float)), device_->allocate(count * sizeof(float)),
-                problem.input, std::vector<float>(count)});
+                std::vector<float>(problem.input.begin(), problem.input.end()),
+                std::vector<float>(count)});
       opencl::set_arguments(run->kernel.get(), run->input.get(), run->output.get(),
                             static_cast<cl_uint>(count));
       device_variant variant;

@@ -180,19 +180,25 @@ void run_multi_partition(device_bench& bench, const std::vector<target>& targets
   if (!any_gpu) std::printf("multi_partition: no GPUs here; running on the other devices\n\n");
 
   for (const auto& [kind, group] : groups) {
-    // Strong scaling: the same elements, spread over more devices.
-    const std::size_t count = partition_count(!bench.quick() ? 6 : group.front()->small() ? 1 : 3);
-    for (std::size_t devices = 1; devices <= group.size(); ++devices) {
-      std::vector<const target*> members(group.begin(), group.begin() + devices);
-      if (!members.front()->fits(3 * count * sizeof(float) / devices)) {
-        bench.skip(
-            "multi_partition", members.front()->device.name(),
-            "n=" + std::to_string(count) + " needs more memory than the device has to spare");
-        continue;
+    // Strong scaling: the same elements, spread over more devices; at a middle size (m=6) and at
+    // partition's largest (m=8).
+    std::vector<int> sizes{6, 8};
+    if (bench.quick()) sizes = {group.front()->small() ? 1 : 3};
+    for (int m : sizes) {
+      const std::size_t count = partition_count(m);
+      for (std::size_t devices = 1; devices <= group.size(); ++devices) {
+        std::vector<const target*> members(group.begin(), group.begin() + devices);
+        if (!members.front()->fits(3 * count * sizeof(float) / devices)) {
+          bench.skip(
+              "multi_partition", members.front()->device.name(),
+              "n=" + std::to_string(count) + " needs more memory than the device has to spare");
+          continue;
+        }
+        compare_partition(bench, "multi_partition",
+                          "devices=" + std::to_string(devices) + ";m=" + std::to_string(m) + ";" +
+                              size_parameters(count),
+                          members, count);
       }
-      compare_partition(bench, "multi_partition",
-                        "devices=" + std::to_string(devices) + ";" + size_parameters(count),
-                        members, count);
     }
   }
 }
