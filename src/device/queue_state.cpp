@@ -11,18 +11,23 @@ namespace troupe::detail {
 namespace {
 
 /// The origin of a command's future: the command's event, once it is issued. A later command
-/// on the same device waits for that event on the device instead of on the host.
+/// on the same device waits for that event on the device instead of on the host; one on the
+/// same (in-order) queue needs no wait at all.
 class command_marker final : public ref_counted {
  public:
-  void publish(event_ptr event) noexcept {
+  void publish(event_ptr event, const queue_state* queue) noexcept {
     owner_ = std::move(event);
+    queue_ = queue;
     published_.store(owner_.get(), std::memory_order_release);
   }
   /// The event, or null while the command is not issued yet.
   backend_event* event() const noexcept { return published_.load(std::memory_order_acquire); }
+  /// The queue the command was issued on; valid once event() is not null.
+  const queue_state* queue() const noexcept { return queue_; }
 
  private:
   event_ptr owner_;
+  const queue_state* queue_ = nullptr;
   std::atomic<backend_event*> published_{nullptr};
 };
 
@@ -78,6 +83,9 @@ void queue_state::submit(command cmd, dependency_list deps, intrusive_ptr<comman
     }
     auto* marker = dynamic_cast<command_marker*>(dep->origin().get());
     auto* event = marker != nullptr ? marker->event() : nullptr;
+    // Issued earlier on this in-order queue: ordered before this command already. Drivers do
+    // not all skip such a wait cheaply (NVIDIA's OpenCL does not).
+    if (event != nullptr && marker->queue() == this) continue;
     if (event != nullptr && event->domain() == domain)
       op->device_waits.emplace_back(event);
     else
@@ -160,8 +168,8 @@ void queue_state::issue(pending& op) noexcept {
 
     event_ptr event = issue_command(*device_, *backend_, op.cmd, waits);
     if (!event) return op.complete();  // nothing to do on the device (an empty range)
-    op.marker->publish(event);
-    manager->completions().watch(std::move(event), intrusive_ptr<command_result>{&op});
+    op.marker->publish(event, this);
+    manager->completions().watch(std::move(event), intrusive_ptr<command_result>{&op}, this);
   } catch (...) {
     op.fail(std::current_exception());
   }
