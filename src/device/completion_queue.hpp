@@ -23,9 +23,8 @@ class completion_queue {
   ~completion_queue();
 
   /// Watches `event`; calls finish() on it and complete() on `result` when it is done, or
-  /// fail() when it failed. Events watched with one `in_order` key (a queue) are finished in
-  /// the order they were watched, and only the oldest unfinished one of a key is polled.
-  void watch(event_ptr event, intrusive_ptr<command_result> result, const void* in_order);
+  /// fail() when it failed.
+  void watch(event_ptr event, intrusive_ptr<command_result> result);
 
   /// Blocks until everything watched so far is done, then ends the thread.
   void stop();
@@ -36,7 +35,6 @@ class completion_queue {
   struct entry {
     event_ptr event;
     intrusive_ptr<command_result> result;
-    const void* in_order;
   };
 
   void run();

@@ -169,7 +169,7 @@ void queue_state::issue(pending& op) noexcept {
     event_ptr event = issue_command(*device_, *backend_, op.cmd, waits);
     if (!event) return op.complete();  // nothing to do on the device (an empty range)
     op.marker->publish(event, this);
-    manager->completions().watch(std::move(event), intrusive_ptr<command_result>{&op}, this);
+    manager->completions().watch(std::move(event), intrusive_ptr<command_result>{&op});
   } catch (...) {
     op.fail(std::current_exception());
   }
