@@ -1,0 +1,242 @@
+#include "mpi_engine.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+
+#include "troupe/async/error.hpp"
+
+namespace troupe::pgas::detail {
+
+namespace {
+
+constexpr int data_tag = 1;
+// Receives posted at once: enough to keep a few buffers arriving while one is processed.
+constexpr std::size_t posted_receives = 8;
+// Buffers in flight before a sender outside a handler waits (running handlers meanwhile).
+constexpr std::size_t in_flight_per_pe = 4;
+constexpr std::size_t default_buffer_bytes = 32 * 1024;
+constexpr std::size_t smallest_buffer_bytes = 64;
+
+std::size_t choose_buffer_bytes(std::size_t requested) {
+  if (requested == 0) {
+    if (const char* text = std::getenv("TROUPE_PGAS_BUFFER_BYTES"); text && *text) {
+      char* end = nullptr;
+      const unsigned long long value = std::strtoull(text, &end, 10);
+      if (*end != '\0' || value == 0)
+        throw error(errc::invalid_argument,
+                    std::string("TROUPE_PGAS_BUFFER_BYTES: expected a positive number of bytes, "
+                                "found '") +
+                        text + "'");
+      requested = static_cast<std::size_t>(value);
+    } else {
+      requested = default_buffer_bytes;
+    }
+  }
+  if (requested < smallest_buffer_bytes || requested > (std::size_t{1} << 30))
+    throw error(errc::invalid_argument, "pgas::world: an aggregation buffer of " +
+                                            std::to_string(requested) +
+                                            " bytes is outside 64 bytes .. 1 GiB");
+  return padded(requested);
+}
+
+}  // namespace
+
+mpi_engine::mpi_engine(int* argc, char*** argv, std::size_t buffer_bytes) {
+  buffer_bytes_ = choose_buffer_bytes(buffer_bytes);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized)
+    throw error(errc::system_gone,
+                "pgas::world: MPI was finalized already (by an earlier world that had initialized "
+                "it). To create several worlds in one process, call MPI_Init in main first");
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = 0;
+    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    owns_mpi_ = true;
+  }
+  // A communicator of our own: the user's MPI traffic and ours never match each other.
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+  MPI_Comm_rank(comm_, &pe_);
+  MPI_Comm_size(comm_, &npes_);
+  out_.resize(static_cast<std::size_t>(npes_));
+  current_.resize(static_cast<std::size_t>(npes_));
+  receives_.resize(posted_receives);
+  for (buffer& receive : receives_) {
+    receive.data = fresh_block();
+    MPI_Irecv(receive.data.get(), static_cast<int>(buffer_bytes_), MPI_BYTE, MPI_ANY_SOURCE,
+              data_tag, comm_, &receive.request);
+  }
+}
+
+mpi_engine::~mpi_engine() {
+  for (mailbox_set* set : selectors_)
+    if (set != nullptr)
+      abort_job("pgas::world destroyed while " + set->name() +
+                " still exists; destroy selectors before their world");
+  if (std::uncaught_exceptions() > 0)
+    abort_job(
+        "pgas::world destroyed by an exception; ending the job so that no PE waits "
+        "for this one");
+  // Every selector has terminated, so every buffer sent was received: the sends complete.
+  for (buffer& sent : in_flight_) MPI_Wait(&sent.request, MPI_STATUS_IGNORE);
+  MPI_Barrier(comm_);
+  for (buffer& receive : receives_) {
+    MPI_Cancel(&receive.request);
+    MPI_Wait(&receive.request, MPI_STATUS_IGNORE);
+  }
+  MPI_Comm_free(&comm_);
+  if (owns_mpi_) MPI_Finalize();
+}
+
+std::unique_ptr<std::byte[]> mpi_engine::fresh_block() {
+  if (!spare_.empty()) {
+    auto block = std::move(spare_.back());
+    spare_.pop_back();
+    return block;
+  }
+  return std::unique_ptr<std::byte[]>(new std::byte[buffer_bytes_]);
+}
+
+void mpi_engine::ship(int dest) {
+  const auto d = static_cast<std::size_t>(dest);
+  outgoing& out = out_[d];
+  if (out.data != nullptr && out.used == 0) return;  // nothing to send; keep the block
+  if (out.data != nullptr) {
+    buffer sent{std::move(current_[d]), MPI_REQUEST_NULL};
+    MPI_Isend(sent.data.get(), static_cast<int>(out.used), MPI_BYTE, dest, data_tag, comm_,
+              &sent.request);
+    in_flight_.push_back(std::move(sent));
+  }
+  current_[d] = fresh_block();
+  out.data = current_[d].get();
+  out.used = 0;
+  // Outside handlers, a full buffer is the moment to receive (handlers run here) and to let
+  // the sends drain. Inside handlers nothing blocks: memory grows instead, so two PEs whose
+  // handlers send to each other cannot deadlock.
+  if (!in_handler() && !progressing_) {
+    progress(false);
+    complete_sends(true);
+  }
+}
+
+void mpi_engine::flush() {
+  for (int dest = 0; dest < npes_; ++dest)
+    if (out_[static_cast<std::size_t>(dest)].used > 0) ship(dest);
+}
+
+void mpi_engine::complete_sends(bool block_until_below_limit) {
+  const std::size_t limit = in_flight_per_pe * static_cast<std::size_t>(npes_);
+  for (;;) {
+    std::size_t kept = 0;
+    for (buffer& sent : in_flight_) {
+      int complete = 0;
+      MPI_Test(&sent.request, &complete, MPI_STATUS_IGNORE);
+      if (complete)
+        spare_.push_back(std::move(sent.data));
+      else
+        in_flight_[kept++] = std::move(sent);
+    }
+    in_flight_.resize(kept);
+    if (!block_until_below_limit || in_flight_.size() <= limit) return;
+    progressing_ = true;
+    receive_some();  // what our peers send us may be what lets them receive from us
+    progressing_ = false;
+  }
+}
+
+bool mpi_engine::receive_some() {
+  bool received = false;
+  for (;;) {
+    buffer& receive = receives_[next_receive_];
+    int complete = 0;
+    MPI_Status status;
+    MPI_Test(&receive.request, &complete, &status);
+    if (!complete) return received;
+    int bytes = 0;
+    MPI_Get_count(&status, MPI_BYTE, &bytes);
+    deliver(receive.data.get(), static_cast<std::size_t>(bytes), status.MPI_SOURCE);
+    MPI_Irecv(receive.data.get(), static_cast<int>(buffer_bytes_), MPI_BYTE, MPI_ANY_SOURCE,
+              data_tag, comm_, &receive.request);
+    // Receives posted for any source match in posting order; handling them in that order keeps
+    // each sender's messages in order.
+    next_receive_ = (next_receive_ + 1) % receives_.size();
+    received = true;
+  }
+}
+
+void mpi_engine::deliver(const std::byte* data, std::size_t bytes, int from) {
+  std::size_t at = 0;
+  while (at < bytes) {
+    record_header header;
+    if (bytes - at < sizeof header) abort_job("a damaged aggregation buffer arrived");
+    std::memcpy(&header, data + at, sizeof header);
+    at += sizeof header;
+    const std::size_t id = header.key / max_mailboxes;
+    const std::size_t mailbox = header.key % max_mailboxes;
+    if (header.bytes > bytes - at) abort_job("a damaged aggregation buffer arrived");
+    mailbox_set* set = id < selectors_.size() ? selectors_[id] : nullptr;
+    if (set == nullptr)
+      abort_job("a message from PE " + std::to_string(from) + " is for selector " +
+                std::to_string(id) +
+                ", which this PE has not created or has destroyed. Every PE creates the same "
+                "selectors in the same order, and destroys each only after wait()");
+    ++handler_depth_;
+    try {
+      set->dispatch(mailbox, data + at, header.bytes, from);
+    } catch (const std::exception& failure) {
+      abort_job("a handler of " + set->name() + ", mailbox " + std::to_string(mailbox) +
+                ", threw: " + failure.what());
+    } catch (...) {
+      abort_job("a handler of " + set->name() + ", mailbox " + std::to_string(mailbox) +
+                ", threw something that is not a std::exception");
+    }
+    --handler_depth_;
+    set->count_processed(mailbox);
+    at += padded(header.bytes);
+  }
+}
+
+void mpi_engine::progress(bool flush_when_idle) {
+  if (progressing_ || in_handler()) return;  // handlers never nest
+  progressing_ = true;
+  const bool received = receive_some();
+  complete_sends(false);
+  for (mailbox_set* set : selectors_)
+    if (set != nullptr && !set->terminated()) set->advance_termination();
+  progressing_ = false;
+  if (!received && flush_when_idle) flush();
+}
+
+void mpi_engine::wait_for(MPI_Request& request) {
+  for (;;) {
+    int complete = 0;
+    MPI_Test(&request, &complete, MPI_STATUS_IGNORE);
+    if (complete) return;
+    progress(true);
+  }
+}
+
+int mpi_engine::attach(mailbox_set& set) {
+  if (selectors_.size() >= (std::size_t{1} << 24))
+    throw error(errc::invalid_argument, "pgas::world: more than 2^24 selectors");
+  selectors_.push_back(&set);
+  return static_cast<int>(selectors_.size() - 1);
+}
+
+void mpi_engine::detach(int id) noexcept {
+  selectors_[static_cast<std::size_t>(id)] = nullptr;
+}
+
+void mpi_engine::abort_job(const std::string& message) const noexcept {
+  std::fprintf(stderr, "troupe pgas: PE %d of %d: %s; aborting the job\n", pe_, npes_,
+               message.c_str());
+  std::fflush(stderr);
+  MPI_Abort(comm_ != MPI_COMM_NULL ? comm_ : MPI_COMM_WORLD, 1);
+  std::abort();
+}
+
+}  // namespace troupe::pgas::detail

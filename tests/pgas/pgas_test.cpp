@@ -1,0 +1,298 @@
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "troupe/pgas.hpp"
+
+namespace pgas = troupe::pgas;
+
+namespace {
+
+// Deterministic per (seed, PE), so that each PE can recompute what another one sent.
+std::mt19937_64 stream_of(int pe, std::uint64_t seed = 12345) {
+  return std::mt19937_64{seed * 1000003u + static_cast<std::uint64_t>(pe)};
+}
+
+template <class F>
+void expect_error(F&& call, troupe::errc code, const std::string& needle) {
+  try {
+    call();
+    ADD_FAILURE() << "expected an error containing '" << needle << "'";
+  } catch (const troupe::error& failure) {
+    EXPECT_EQ(failure.code(), code) << failure.what();
+    EXPECT_NE(std::string(failure.what()).find(needle), std::string::npos) << failure.what();
+  }
+}
+
+}  // namespace
+
+TEST(pgas_world, collectives_match_closed_forms) {
+  pgas::world world;
+  const int n = world.npes();
+  const int me = world.pe();
+  EXPECT_EQ(world.all_reduce(me + 1), n * (n + 1) / 2);
+  EXPECT_EQ(world.all_reduce(static_cast<double>(me), pgas::world::reduction::max), n - 1);
+  EXPECT_EQ(world.all_reduce(std::int64_t{me}, pgas::world::reduction::min), 0);
+  std::vector<std::uint64_t> mine{1, static_cast<std::uint64_t>(me)};
+  auto summed = world.all_reduce(std::span<const std::uint64_t>(mine));
+  EXPECT_EQ(summed[0], static_cast<std::uint64_t>(n));
+  EXPECT_EQ(summed[1], static_cast<std::uint64_t>(n * (n - 1) / 2));
+  // PE i sends i*100 + j to PE j.
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(n));
+  for (int j = 0; j < n; ++j) counts[static_cast<std::size_t>(j)] = me * 100 + j;
+  auto received = world.all_to_all(counts);
+  for (int i = 0; i < n; ++i) EXPECT_EQ(received[static_cast<std::size_t>(i)], i * 100 + me);
+  expect_error([&] { world.all_to_all(std::vector<std::int64_t>(1 + n)); },
+               troupe::errc::invalid_argument, "one count per PE");
+}
+
+// The histogram check: add, then subtract the same updates back; all zero remains.
+TEST(pgas_actor, histogram_adds_and_subtracts_back_to_zero) {
+  pgas::world world{pgas::world_options{.buffer_bytes = 256}};  // small: many buffers
+  const std::int64_t slots = 100;
+  std::vector<std::int64_t> table(static_cast<std::size_t>(slots), 0);
+  for (std::int64_t sign : {1, -1}) {
+    pgas::actor<std::int64_t> histogram{
+        world, [&](std::int64_t slot, int) { table[static_cast<std::size_t>(slot)] += sign; }};
+    auto random = stream_of(world.pe());
+    for (int update = 0; update < 20000; ++update) {
+      const auto target = static_cast<std::int64_t>(random() % (slots * world.npes()));
+      histogram.send(static_cast<int>(target % world.npes()), target / world.npes());
+    }
+    histogram.done();
+    histogram.wait();
+    if (sign == 1) {
+      std::int64_t here = 0;
+      for (auto count : table) here += count;
+      EXPECT_EQ(world.all_reduce(here), 20000 * world.npes());
+    }
+  }
+  for (auto count : table) EXPECT_EQ(count, 0);
+}
+
+TEST(pgas_lambda_actor, histogram_runs_against_each_pes_state) {
+  pgas::world world;
+  struct state {
+    std::vector<std::int64_t> table = std::vector<std::int64_t>(64, 0);
+  } mine;
+  {
+    pgas::lambda_actor<state> actor{world, mine};
+    auto random = stream_of(world.pe(), 7);
+    for (int update = 0; update < 10000; ++update) {
+      const auto target = random() % (64u * static_cast<unsigned>(world.npes()));
+      const std::size_t slot = target / static_cast<unsigned>(world.npes());
+      actor.send(static_cast<int>(target % static_cast<unsigned>(world.npes())),
+                 [slot](state& s) { ++s.table[slot]; });
+    }
+    actor.done();
+    actor.wait();
+  }
+  // The same updates, recomputed: what every PE sent to this one.
+  std::vector<std::int64_t> expected(64, 0);
+  for (int sender = 0; sender < world.npes(); ++sender) {
+    auto random = stream_of(sender, 7);
+    for (int update = 0; update < 10000; ++update) {
+      const auto target = random() % (64u * static_cast<unsigned>(world.npes()));
+      if (static_cast<int>(target % static_cast<unsigned>(world.npes())) == world.pe())
+        ++expected[target / static_cast<unsigned>(world.npes())];
+    }
+  }
+  EXPECT_EQ(mine.table, expected);
+}
+
+// Nested sends from handlers, with random delays: each token hops on to a random PE until its
+// count runs out; termination must wait for the last hop.
+TEST(pgas_lambda_actor, nested_sends_terminate_after_the_last_hop_despite_delays) {
+  pgas::world world{pgas::world_options{.buffer_bytes = 128}};
+  struct state {
+    std::int64_t hops = 0;
+    std::mt19937 random;
+  } mine{0, std::mt19937(static_cast<unsigned>(world.pe()))};
+  using actor_type = pgas::lambda_actor<state>;
+  {
+    actor_type actor{world, mine};
+    struct hop {
+      int left;
+      void operator()(state& s, actor_type::context& here) const {
+        ++s.hops;
+        if (s.random() % 4 == 0) std::this_thread::sleep_for(std::chrono::microseconds(50));
+        if (left > 0)
+          here.send(static_cast<int>(s.random() % static_cast<unsigned>(here.pe() + 1)),
+                    hop{left - 1});
+      }
+    };
+    for (int token = 0; token < 50; ++token) actor.send(world.pe(), hop{20});
+    if (world.pe() % 2 == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    actor.done();
+    actor.wait();
+  }
+  EXPECT_EQ(world.all_reduce(mine.hops), 50 * 21 * world.npes());
+}
+
+// Per sender and mailbox, messages arrive in the order sent, with variable sizes.
+TEST(pgas_selector, variable_size_messages_arrive_whole_and_in_order) {
+  pgas::world world{pgas::world_options{.buffer_bytes = 512}};
+  std::vector<std::int64_t> next_from(static_cast<std::size_t>(world.npes()), 0);
+  std::int64_t strings = 0;
+  std::int64_t wrong = 0;
+  {
+    pgas::selector<2, std::vector<std::int64_t>> sel{
+        world,
+        {[&](std::span<const std::int64_t> values, int from) {
+           // values: the sequence number, then `sequence % 7` copies of the sender
+           auto& expected = next_from[static_cast<std::size_t>(from)];
+           if (values.empty() || values[0] != expected) ++wrong;
+           expected = values.empty() ? expected : values[0] + 1;
+           if (values.size() != 1 + static_cast<std::size_t>(values[0] % 7)) ++wrong;
+           for (std::size_t i = 1; i < values.size(); ++i) wrong += values[i] != from;
+         },
+         [&](std::span<const std::int64_t>, int) { ++strings; }},
+        pgas::mailbox_graph::none()};
+    for (std::int64_t sequence = 0; sequence < 3000; ++sequence) {
+      std::vector<std::int64_t> message(1 + static_cast<std::size_t>(sequence % 7), world.pe());
+      message[0] = sequence;
+      for (int pe = 0; pe < world.npes(); ++pe) sel.send(0, pe, message);
+    }
+    sel.send(1, (world.pe() + 1) % world.npes(), std::vector<std::int64_t>{});
+    sel.done();
+    sel.wait();
+  }
+  EXPECT_EQ(wrong, 0);
+  for (auto next : next_from) EXPECT_EQ(next, 3000);
+  EXPECT_EQ(strings, 1);
+
+  std::string text;
+  {
+    pgas::actor<std::string> words{world, [&](std::string_view word, int from) {
+                                     if (from == 0) text += std::string(word) + ",";
+                                   }};
+    if (world.pe() == 0)
+      for (const char* word : {"partitioned", "global", "", "mailboxes"})
+        words.send(world.npes() - 1, word);
+    words.done();
+    words.wait();
+  }
+  EXPECT_EQ(text, world.pe() == world.npes() - 1 ? "partitioned,global,,mailboxes," : "");
+}
+
+// Index-gather with two mailboxes: requests to mailbox 0, replies from its handler to mailbox 1,
+// which becomes done by itself once mailbox 0 has terminated.
+TEST(pgas_selector, requests_and_replies_terminate_through_the_graph) {
+  pgas::world world;
+  const std::int64_t per_pe = 50;
+  std::vector<std::int64_t> table(static_cast<std::size_t>(per_pe));
+  for (std::int64_t i = 0; i < per_pe; ++i)
+    table[static_cast<std::size_t>(i)] = (i * world.npes() + world.pe()) * 3;  // value of global i
+  const int reads = 5000;
+  std::vector<std::int64_t> target(reads, -1);
+  struct packet {
+    std::int64_t index;  // request: the local index there; reply: where the value goes here
+    std::int64_t value;
+  };
+  pgas::selector<2, packet>* self = nullptr;
+  pgas::selector<2, packet> gather{
+      world,
+      {[&](const packet& request, int from) {
+         self->send(1, from, packet{request.value, table[static_cast<std::size_t>(request.index)]});
+       },
+       [&](const packet& reply, int) {
+         target[static_cast<std::size_t>(reply.index)] = reply.value;
+       }}};
+  self = &gather;
+  auto random = stream_of(world.pe(), 99);
+  std::vector<std::int64_t> index(reads);
+  for (int i = 0; i < reads; ++i) {
+    index[static_cast<std::size_t>(i)] =
+        static_cast<std::int64_t>(random() % (per_pe * world.npes()));
+    const auto global = index[static_cast<std::size_t>(i)];
+    gather.send(0, static_cast<int>(global % world.npes()), packet{global / world.npes(), i});
+  }
+  auto finished = gather.finished();
+  expect_error([&] { gather.done(1); }, troupe::errc::invalid_argument, "becomes done by itself");
+  gather.done(0);
+  gather.wait();
+  EXPECT_TRUE(finished.is_ready());
+  for (int i = 0; i < reads; ++i)
+    EXPECT_EQ(target[static_cast<std::size_t>(i)], index[static_cast<std::size_t>(i)] * 3);
+}
+
+TEST(pgas_selector, a_diamond_graph_terminates_in_order) {
+  pgas::world world;
+  std::int64_t at_three = 0;
+  pgas::selector<4, int>* self = nullptr;
+  auto forward = [&](int to) {
+    return [&, to](int value, int) { self->send(static_cast<std::size_t>(to), world.pe(), value); };
+  };
+  pgas::selector<4, int> diamond{
+      world,
+      {[&](int value, int) {
+         self->send(1, world.pe(), value);
+         self->send(2, world.pe(), value);
+       },
+       forward(3), forward(3), [&](int value, int) { at_three += value; }},
+      pgas::mailbox_graph{}.edge(0, 1).edge(0, 2).edge(1, 3).edge(2, 3)};
+  self = &diamond;
+  for (int i = 1; i <= 100; ++i) diamond.send(0, (world.pe() + i) % world.npes(), i);
+  diamond.done();
+  world.barrier();  // done on this PE: the barrier waits for everything to be processed
+  EXPECT_TRUE(diamond.terminated());
+  EXPECT_EQ(world.all_reduce(at_three), 2 * 5050 * world.npes());
+}
+
+TEST(pgas_selector, a_cycle_is_rejected_by_name) {
+  pgas::world world;
+  auto ignore = [](int, int) {};
+  expect_error(
+      [&] {
+        pgas::selector<3, int> cyclic{world,
+                                      {ignore, ignore, ignore},
+                                      pgas::mailbox_graph{}.edge(0, 1).edge(1, 2).edge(2, 0)};
+      },
+      troupe::errc::invalid_argument, "cycle, 0 -> 1 -> 2 -> 0");
+  expect_error(
+      [&] {
+        pgas::selector<2, int> wrong{world, {ignore, ignore}, pgas::mailbox_graph{}.edge(0, 5)};
+      },
+      troupe::errc::out_of_range, "edge 0 -> 5");
+  // The world goes on: a selector made after the rejected ones works.
+  std::int64_t got = 0;
+  pgas::actor<int> fine{world, [&](int value, int) { got += value; }};
+  fine.send(0, 1);
+  fine.done();
+  fine.wait();
+  EXPECT_EQ(world.all_reduce(got), world.pe() == 0 ? world.npes() : world.npes());
+}
+
+TEST(pgas_selector, bad_input_gets_a_clear_error) {
+  pgas::world world{pgas::world_options{.buffer_bytes = 64}};
+  pgas::actor<std::string> actor{world, [](std::string_view, int) {}};
+  expect_error([&] { actor.send(world.npes(), "x"); }, troupe::errc::out_of_range,
+               "PE " + std::to_string(world.npes()) + " is out of range");
+  expect_error([&] { actor.send(-1, "x"); }, troupe::errc::out_of_range, "out of range");
+  expect_error([&] { actor.send(0, std::string(57, 'x')); }, troupe::errc::invalid_argument,
+               "57 bytes is over the limit of 56 bytes");
+  actor.send(0, std::string(56, 'x'));  // exactly the limit
+  expect_error([&] { actor.send(1, 0, "x"); }, troupe::errc::out_of_range,
+               "mailbox 1 does not exist");
+  actor.done();
+  expect_error([&] { actor.send(0, "late"); }, troupe::errc::invalid_argument,
+               "is done on this PE");
+  actor.wait();
+  expect_error([] { pgas::world tiny{pgas::world_options{.buffer_bytes = 8}}; },
+               troupe::errc::invalid_argument, "outside 64 bytes");
+}
+
+TEST(pgas_selector, leaving_scope_means_done_and_loses_nothing) {
+  pgas::world world;
+  std::int64_t received = 0;
+  {
+    pgas::actor<int> actor{world, [&](int, int) { ++received; }};
+    for (int pe = 0; pe < world.npes(); ++pe) actor.send(pe, pe);
+  }  // no done(), no wait(): the destructor does both
+  EXPECT_EQ(received, world.npes());
+}
