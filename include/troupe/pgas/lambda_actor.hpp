@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <concepts>
 #include <cstring>
 #include <new>
@@ -80,9 +81,7 @@ class lambda_actor : public detail::mailbox_set {
     detail::code_address code;
     if (bytes < sizeof code) reject_record(bytes);
     std::memcpy(&code, payload, sizeof code);
-    auto run =
-        reinterpret_cast<void (*)(const std::byte*, lambda_actor&, int)>(detail::decode(code));
-    run(payload + sizeof code, *this, from);
+    resolve(code)(payload + sizeof code, *this, from);
   }
 
  private:
@@ -99,12 +98,31 @@ class lambda_actor : public detail::mailbox_set {
       function(*self.state_);
     }
   }
+  using invoker = void (*)(const std::byte*, lambda_actor&, int);
+
+  // The few lambda types an actor receives are looked up once each; decode() takes a lock and
+  // searches the modules, too slow to do per message.
+  invoker resolve(detail::code_address code) {
+    for (const known& each : known_)
+      if (each.code.module == code.module && each.code.offset == code.offset) return each.run;
+    const auto run = reinterpret_cast<invoker>(detail::decode(code));
+    known_[next_known_] = {code, run};
+    next_known_ = (next_known_ + 1) % known_.size();
+    return run;
+  }
+
   [[noreturn]] void reject_record(std::size_t bytes) const {
     throw error(errc::invalid_argument, name() + ": a record of " + std::to_string(bytes) +
                                             " bytes is too short to hold a lambda");
   }
 
+  struct known {
+    detail::code_address code{0, 0};
+    invoker run = nullptr;
+  };
   State* state_;
+  std::array<known, 4> known_{};
+  std::size_t next_known_ = 0;
 };
 
 }  // namespace troupe::pgas

@@ -1,0 +1,49 @@
+// The shared main of the bale apps: the command line, timing over all PEs, the report.
+#pragma once
+
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kernels.hpp"
+#include "troupe/pgas/world.hpp"
+
+namespace bale {
+
+/// What one app does with one form: runs it (timed), then checks it (empty when right).
+struct kernel_run {
+  std::function<void(troupe::pgas::world&, form)> run;
+  std::function<std::string(troupe::pgas::world&, form)> check;
+};
+
+/// Parses `--forms`, runs and checks each form, prints one line each on PE 0. Returns the exit
+/// code: 0 when every check passed.
+inline int run_forms(troupe::pgas::world& world, const std::string& kernel, std::int64_t per_pe,
+                     const std::vector<std::string>& form_names,
+                     const std::function<kernel_run(void)>& make) {
+  int status = 0;
+  kernel_run work = make();
+  for (const std::string& text : form_names) {
+    const form how = form_named(text);
+    world.barrier();
+    const double start = MPI_Wtime();
+    work.run(world, how);
+    world.barrier();
+    const double seconds =
+        world.all_reduce(MPI_Wtime() - start, troupe::pgas::world::reduction::max);
+    const std::string wrong = work.check(world, how);
+    if (world.pe() == 0)
+      std::printf("%s %-8s %d PEs: %lld per PE in %.3f s, %.3g per second per PE, check %s\n",
+                  kernel.c_str(), text.c_str(), world.npes(), static_cast<long long>(per_pe),
+                  seconds, static_cast<double>(per_pe) / seconds,
+                  wrong.empty() ? "ok" : ("FAILED: " + wrong).c_str());
+    if (!wrong.empty()) status = 1;
+  }
+  return world.all_reduce(status, troupe::pgas::world::reduction::max);
+}
+
+}  // namespace bale

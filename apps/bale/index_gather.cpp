@@ -1,0 +1,37 @@
+// index-gather (bale): each PE reads random entries of a table partitioned over all PEs.
+//   mpirun -n 4 apps/bale/bale-index-gather --reads 5000000 --table 10000 --seed 1
+#include "app_main.hpp"
+
+int main(int argc, char** argv) {
+  troupe::pgas::world world{argc, argv};
+  CLI::App app{"index-gather: random reads of a table partitioned over all PEs"};
+  std::int64_t reads = 5'000'000;
+  std::int64_t table = 10'000;
+  std::uint64_t seed = 1;
+  std::vector<std::string> forms{"selector", "lambda", "rma"};
+  app.add_option("--reads", reads, "reads per PE")->check(CLI::PositiveNumber);
+  app.add_option("--table", table, "table entries per PE")->check(CLI::PositiveNumber);
+  app.add_option("--seed", seed, "seed of the random reads");
+  app.add_option("--forms", forms, "forms to run: selector, lambda, rma")
+      ->check(CLI::IsMember({"selector", "lambda", "rma"}))
+      ->delimiter(',');
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& failure) {
+    return world.pe() == 0 ? app.exit(failure) : (failure.get_exit_code() != 0 ? 2 : 0);
+  }
+  const auto values = bale::gather_table(world, table);
+  const auto indices = bale::gather_reads(world, reads, table, seed);
+  std::vector<std::int64_t> target;
+  return bale::run_forms(world, "index-gather", reads, forms, [&] {
+    return bale::kernel_run{[&](troupe::pgas::world& w, bale::form how) {
+                              bale::index_gather(w, how, indices, values, target);
+                            },
+                            [&](troupe::pgas::world& w, bale::form) -> std::string {
+                              const std::string wrong = bale::check_gather(indices, target);
+                              return w.all_reduce(std::int64_t{!wrong.empty()}) == 0
+                                         ? std::string{}
+                                         : (wrong.empty() ? "another PE read wrong values" : wrong);
+                            }};
+  });
+}
