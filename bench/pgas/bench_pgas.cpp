@@ -1,0 +1,273 @@
+// bench-pgas: the bale kernels of HClib-Actor, every form side by side in one MPI job. Run it
+// with mpirun; PE 0 prints and writes the CSV. Times are the slowest PE's, from a barrier before
+// to a barrier after; rates are per PE.
+//   mpirun -n 16 build/bench/bench-pgas --csv bench/results/pgas.csv
+#include <mpi.h>
+
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "common/harness.hpp"
+#include "kernels.hpp"
+#include "troupe/pgas.hpp"
+
+namespace {
+
+namespace pgas = troupe::pgas;
+using troupe::bench::measurement;
+
+struct form_run {
+  std::string variant;  // BENCHMARKS.md names: troupe, troupe-lambda, native-rma
+  std::function<void(pgas::world&)> run;
+  std::function<std::string(pgas::world&)> check;  // after each run; empty when right
+};
+
+struct comparison {
+  std::string benchmark;
+  std::string parameters;
+  std::string metric;
+  double per_pe = 0;  // units per PE and run, for the rate
+  std::vector<form_run> forms;
+  std::vector<std::pair<std::string, std::string>> ratios;  // rate of first over second
+};
+
+class pgas_bench {
+ public:
+  pgas_bench(troupe::bench::options settings, int pe, int npes)
+      : options_(std::move(settings)),
+        pe_(pe),
+        npes_(npes),
+        commit_(troupe::bench::detail::source_commit()),
+        date_(troupe::bench::detail::today()),
+        machine_(troupe::bench::detail::cpu_model()) {}
+
+  const troupe::bench::options& settings() const { return options_; }
+  bool selected(const std::string& name) {
+    offered_.push_back(name);
+    return options_.selected(name);
+  }
+
+  void compare(pgas::world& world, const comparison& what) {
+    std::vector<measurement> measured(what.forms.size());
+    for (std::size_t f = 0; f < what.forms.size(); ++f) measured[f].variant = what.forms[f].variant;
+    // Forms alternate run by run, so drift on the machine hits them alike.
+    for (int repetition = 0; repetition < options_.warmup + options_.runs; ++repetition) {
+      for (std::size_t f = 0; f < what.forms.size(); ++f) {
+        if (!measured[f].ok) continue;
+        world.barrier();
+        const double start = MPI_Wtime();
+        what.forms[f].run(world);
+        world.barrier();
+        const double seconds = world.all_reduce(MPI_Wtime() - start, pgas::world::reduction::max);
+        std::string wrong = what.forms[f].check(world);
+        // Every PE must agree, or the next collective would not match.
+        if (world.all_reduce(std::int64_t{!wrong.empty()}) != 0) {
+          measured[f].ok = false;
+          measured[f].failure = wrong.empty() ? "the check failed on another PE" : wrong;
+          failed_ = true;
+        } else if (repetition >= options_.warmup) {
+          measured[f].seconds.push_back(seconds);
+        }
+      }
+    }
+    if (pe_ == 0) report(what, measured);
+  }
+
+  int finish() const {
+    return troupe::bench::report_unknown_only(options_, offered_, failed_ ? 1 : 0);
+  }
+
+ private:
+  void report(const comparison& what, const std::vector<measurement>& measured) const {
+    std::printf("%s  %s\n  %-16s %5s %12s %12s %12s %14s  %s\n", what.benchmark.c_str(),
+                what.parameters.c_str(), "variant", "runs", "median_s", "min_s", "max_s",
+                what.metric.c_str(), "check");
+    std::ofstream out;
+    const bool fresh =
+        !std::filesystem::exists(options_.csv) || std::filesystem::file_size(options_.csv) == 0;
+    if (options_.csv.has_parent_path())
+      std::filesystem::create_directories(options_.csv.parent_path());
+    out.open(options_.csv, std::ios::app);
+    if (fresh)
+      out << "benchmark,params,variant,backend,device,runs,median_s,min_s,max_s,metric,value,"
+             "check,commit,date\n";
+    using troupe::bench::detail::csv_field;
+    using troupe::bench::detail::seconds_text;
+    for (const measurement& result : measured) {
+      const bool usable = result.ok && !result.seconds.empty();
+      const double rate = usable ? what.per_pe / result.median() : 0;
+      if (usable)
+        std::printf("  %-16s %5zu %12.6g %12.6g %12.6g %14.4g  ok\n", result.variant.c_str(),
+                    result.seconds.size(), result.median(), result.min(), result.max(), rate);
+      else
+        std::printf("  %-16s %5zu %12s %12s %12s %14s  fail: %s\n", result.variant.c_str(),
+                    result.seconds.size(), "-", "-", "-", "", result.failure.c_str());
+      out << csv_field(what.benchmark) << ',' << csv_field(what.parameters) << ','
+          << csv_field(result.variant) << ",mpi," << csv_field(machine_) << ','
+          << result.seconds.size() << ',' << (usable ? seconds_text(result.median()) : "") << ','
+          << (usable ? seconds_text(result.min()) : "") << ','
+          << (usable ? seconds_text(result.max()) : "") << ',' << csv_field(what.metric) << ','
+          << (usable ? seconds_text(rate) : "") << ',' << (usable ? "\"ok\"" : "\"fail\"") << ','
+          << csv_field(commit_) << ',' << date_ << '\n';
+    }
+    for (const auto& [name, baseline] : what.ratios) {
+      const measurement* a = nullptr;
+      const measurement* b = nullptr;
+      for (const measurement& m : measured) {
+        if (m.variant == name) a = &m;
+        if (m.variant == baseline) b = &m;
+      }
+      if (a && b && a->ok && b->ok && !a->seconds.empty() && !b->seconds.empty())
+        std::printf("  ratio %s/%s (rate): %.3g\n", name.c_str(), baseline.c_str(),
+                    b->median() / a->median());
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+  }
+
+  troupe::bench::options options_;
+  int pe_;
+  int npes_;
+  std::string commit_;
+  std::string date_;
+  std::string machine_;
+  std::vector<std::string> offered_;
+  bool failed_ = false;
+};
+
+const std::vector<std::pair<std::string, std::string>> form_ratios{
+    {"troupe", "native-rma"}, {"troupe-lambda", "troupe"}, {"troupe-lambda", "native-rma"}};
+
+std::string variant_of(bale::form how) {
+  switch (how) {
+    case bale::form::selector:
+      return "troupe";
+    case bale::form::lambda:
+      return "troupe-lambda";
+    case bale::form::rma:
+      return "native-rma";
+  }
+  return "?";
+}
+
+void run_histogram(pgas_bench& bench, pgas::world& world, std::int64_t updates,
+                   std::int64_t table_per_pe) {
+  const auto mine = bale::histogram_updates(world, updates, table_per_pe, 1);
+  auto table = std::make_shared<std::vector<std::int64_t>>(static_cast<std::size_t>(table_per_pe));
+  comparison rows{.benchmark = "histogram",
+                  .parameters = "pes=" + std::to_string(world.npes()) + ";updates=" +
+                                std::to_string(updates) + ";table=" + std::to_string(table_per_pe),
+                  .metric = "updates/s/PE",
+                  .per_pe = static_cast<double>(updates),
+                  .forms = {},
+                  .ratios = form_ratios};
+  for (bale::form how : bale::all_forms) {
+    rows.forms.push_back({variant_of(how),
+                          [&, how, table](pgas::world& w) {
+                            std::fill(table->begin(), table->end(), 0);
+                            bale::histogram(w, how, mine, *table);
+                          },
+                          [&, table](pgas::world& w) -> std::string {
+                            std::int64_t here = 0;
+                            for (auto count : *table) here += count;
+                            const auto total = w.all_reduce(here);
+                            return total == updates * w.npes()
+                                       ? std::string{}
+                                       : "the tables hold " + std::to_string(total) +
+                                             " updates, not " + std::to_string(updates * w.npes());
+                          }});
+  }
+  bench.compare(world, rows);
+}
+
+void run_index_gather(pgas_bench& bench, pgas::world& world, std::int64_t reads,
+                      std::int64_t table_per_pe) {
+  const auto table = bale::gather_table(world, table_per_pe);
+  const auto indices = bale::gather_reads(world, reads, table_per_pe, 1);
+  auto target = std::make_shared<std::vector<std::int64_t>>();
+  comparison rows{.benchmark = "index_gather",
+                  .parameters = "pes=" + std::to_string(world.npes()) + ";reads=" +
+                                std::to_string(reads) + ";table=" + std::to_string(table_per_pe),
+                  .metric = "reads/s/PE",
+                  .per_pe = static_cast<double>(reads),
+                  .forms = {},
+                  .ratios = form_ratios};
+  for (bale::form how : bale::all_forms) {
+    rows.forms.push_back(
+        {variant_of(how),
+         [&, how, target](pgas::world& w) { bale::index_gather(w, how, indices, table, *target); },
+         [&, target](pgas::world&) { return bale::check_gather(indices, *target); }});
+  }
+  bench.compare(world, rows);
+}
+
+// The aggregation buffer's size, swept on the histogram's selector form: what chose the default.
+void run_buffer_sweep(pgas_bench& bench, std::int64_t updates, std::int64_t table_per_pe) {
+  for (std::size_t bytes : {1024, 4096, 16384, 65536, 262144}) {
+    pgas::world world{pgas::world_options{.buffer_bytes = bytes}};
+    const auto mine = bale::histogram_updates(world, updates, table_per_pe, 1);
+    auto table =
+        std::make_shared<std::vector<std::int64_t>>(static_cast<std::size_t>(table_per_pe));
+    comparison rows{.benchmark = "aggregation_buffer",
+                    .parameters = "buffer_bytes=" + std::to_string(bytes) +
+                                  ";pes=" + std::to_string(world.npes()) +
+                                  ";updates=" + std::to_string(updates),
+                    .metric = "updates/s/PE",
+                    .per_pe = static_cast<double>(updates),
+                    .forms = {{"troupe",
+                               [&, table](pgas::world& w) {
+                                 std::fill(table->begin(), table->end(), 0);
+                                 bale::histogram(w, bale::form::selector, mine, *table);
+                               },
+                               [&, table](pgas::world& w) -> std::string {
+                                 std::int64_t here = 0;
+                                 for (auto count : *table) here += count;
+                                 return w.all_reduce(here) == updates * w.npes()
+                                            ? std::string{}
+                                            : std::string("updates were lost");
+                               }}},
+                    .ratios = {}};
+    bench.compare(world, rows);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);  // several worlds (one per buffer size) live in this process
+  int pe = 0;
+  int npes = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &pe);
+  MPI_Comm_size(MPI_COMM_WORLD, &npes);
+  int code = 0;
+  try {
+    auto settings = troupe::bench::parse_options("pgas", argc, argv);
+    if (settings.help) {
+      if (pe == 0) std::cout << troupe::bench::usage("pgas");
+    } else {
+      pgas_bench bench{settings, pe, npes};
+      const std::int64_t updates = settings.quick ? 20'000 : 5'000'000;
+      const std::int64_t table = settings.quick ? 1'000 : 10'000;
+      if (pe == 0)
+        std::printf("bench-pgas: %d PEs, %d warm-up + %d timed runs per form, CSV %s\n\n", npes,
+                    settings.warmup, settings.runs, settings.csv.string().c_str());
+      {
+        pgas::world world;
+        if (bench.selected("histogram")) run_histogram(bench, world, updates, table);
+        if (bench.selected("index_gather")) run_index_gather(bench, world, updates, table);
+      }
+      if (bench.selected("aggregation_buffer")) run_buffer_sweep(bench, updates, table);
+      code = bench.finish();
+    }
+  } catch (const troupe::bench::usage_error& failure) {
+    if (pe == 0)
+      std::cerr << "bench-pgas: " << failure.what() << "\n\n" << troupe::bench::usage("pgas");
+    code = 2;
+  }
+  MPI_Finalize();
+  return code;
+}
