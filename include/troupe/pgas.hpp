@@ -6,4 +6,5 @@
 #include "troupe/pgas/mailbox_graph.hpp"
 #include "troupe/pgas/message.hpp"
 #include "troupe/pgas/selector.hpp"
+#include "troupe/pgas/symmetric_array.hpp"
 #include "troupe/pgas/world.hpp"

@@ -16,7 +16,8 @@ constexpr int data_tag = 1;
 constexpr std::size_t posted_receives = 8;
 // Buffers in flight before a sender outside a handler waits (running handlers meanwhile).
 constexpr std::size_t in_flight_per_pe = 4;
-constexpr std::size_t default_buffer_bytes = 32 * 1024;
+// bench-pgas aggregation_buffer (2 PEs, histogram): 16 KiB 89, 64 KiB 105, 256 KiB 103 M/s/PE.
+constexpr std::size_t default_buffer_bytes = 64 * 1024;
 constexpr std::size_t smallest_buffer_bytes = 64;
 
 std::size_t choose_buffer_bytes(std::size_t requested) {

@@ -296,3 +296,39 @@ TEST(pgas_selector, leaving_scope_means_done_and_loses_nothing) {
   }  // no done(), no wait(): the destructor does both
   EXPECT_EQ(received, world.npes());
 }
+
+TEST(pgas_symmetric_array, shmem_style_operations_match_closed_forms) {
+  pgas::world world;
+  const int n = world.npes();
+  pgas::symmetric_array<std::int64_t> array{world, 10};
+  // atomic_add: every PE adds (pe + 1) to every element: each ends at n(n+1)/2.
+  for (std::size_t g = 0; g < array.size(); ++g) array.atomic_add(g, world.pe() + 1);
+  array.quiet();
+  for (auto value : array.local()) EXPECT_EQ(value, n * (n + 1) / 2);
+  // put_nbi: PE p writes 1000 * g + p into the elements g with g % n == p's successor.
+  for (std::size_t g = 0; g < array.size(); ++g)
+    if (static_cast<int>(g % static_cast<std::size_t>(n)) == (world.pe() + 1) % n)
+      array.put_nbi(g, static_cast<std::int64_t>(1000 * g) + world.pe());
+  array.quiet();
+  for (std::size_t l = 0; l < array.local().size(); ++l) {
+    const std::size_t g = l * static_cast<std::size_t>(n) + static_cast<std::size_t>(world.pe());
+    EXPECT_EQ(array.local()[l], static_cast<std::int64_t>(1000 * g) + (world.pe() + n - 1) % n);
+  }
+  // get_nbi: read everything back, by future and by callback.
+  std::vector<troupe::future<std::int64_t>> futures;
+  std::vector<std::int64_t> by_callback(array.size(), -1);
+  for (std::size_t g = 0; g < array.size(); ++g) {
+    futures.push_back(array.get_nbi(g));
+    array.get_nbi(g, [&by_callback, g](std::int64_t value) { by_callback[g] = value; });
+  }
+  array.quiet();
+  for (std::size_t g = 0; g < array.size(); ++g) {
+    const auto owner = static_cast<std::int64_t>(g % static_cast<std::size_t>(n));
+    const std::int64_t expected = static_cast<std::int64_t>(1000 * g) + (owner + n - 1) % n;
+    ASSERT_TRUE(futures[g].is_ready());
+    EXPECT_EQ(futures[g].get(), expected);
+    EXPECT_EQ(by_callback[g], expected);
+  }
+  expect_error([&] { array.put_nbi(array.size(), 0); }, troupe::errc::out_of_range,
+               "element " + std::to_string(array.size()) + " is out of range");
+}
