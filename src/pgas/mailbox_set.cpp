@@ -127,7 +127,7 @@ void mailbox_set::reject(const char* call, std::size_t mailbox, int pe, std::siz
                 where + "a message of " + std::to_string(bytes) + " bytes is over the limit of " +
                     std::to_string(engine_->max_payload()) +
                     " bytes (the aggregation buffer, world_options::buffer_bytes or "
-                    "TROUPE_PGAS_BUFFER_BYTES, less an 8-byte header)");
+                    "TROUPE_PGAS_BUFFER_BYTES, less 32 bytes of block header and record size)");
   if (finished_[mailbox])
     throw error(errc::invalid_argument,
                 where + "mailbox " + std::to_string(mailbox) +

@@ -107,6 +107,7 @@ void mpi_engine::ship(int dest) {
   outgoing& out = out_[d];
   if (out.data != nullptr && out.used == 0) return;  // nothing to send; keep the block
   if (out.data != nullptr) {
+    out.seal();
     buffer sent{std::move(current_[d]), MPI_REQUEST_NULL};
     MPI_Isend(sent.data.get(), static_cast<int>(out.used), MPI_BYTE, dest, data_tag, comm_,
               &sent.request);
@@ -170,15 +171,17 @@ bool mpi_engine::receive_some() {
 }
 
 void mpi_engine::deliver(const std::byte* data, std::size_t bytes, int from) {
+  auto damaged = [&](const char* what) {
+    abort_job("a damaged aggregation buffer arrived from PE " + std::to_string(from) + ": " + what);
+  };
   std::size_t at = 0;
   while (at < bytes) {
-    record_header header;
-    if (bytes - at < sizeof header) abort_job("a damaged aggregation buffer arrived");
+    block_header header;
+    if (bytes - at < sizeof header) damaged("a block header is cut off");
     std::memcpy(&header, data + at, sizeof header);
     at += sizeof header;
     const std::size_t id = header.key / max_mailboxes;
     const std::size_t mailbox = header.key % max_mailboxes;
-    if (header.bytes > bytes - at) abort_job("a damaged aggregation buffer arrived");
     mailbox_set* set = id < selectors_.size() ? selectors_[id] : nullptr;
     if (set == nullptr)
       abort_job("a message from PE " + std::to_string(from) + " is for selector " +
@@ -187,7 +190,23 @@ void mpi_engine::deliver(const std::byte* data, std::size_t bytes, int from) {
                 "selectors in the same order, and destroys each only after wait()");
     ++handler_depth_;
     try {
-      set->dispatch(mailbox, data + at, header.bytes, from);
+      if (header.record_bytes != variable_size) {
+        const std::size_t stride = padded(header.record_bytes);
+        if (stride == 0 || header.count > (bytes - at) / stride) damaged("a block is cut off");
+        set->dispatch_block(mailbox, data + at, header.record_bytes, header.count, from,
+                            header.code);
+        at += stride * header.count;
+      } else {
+        for (std::uint32_t record = 0; record < header.count; ++record) {
+          std::uint64_t size = 0;
+          if (bytes - at < sizeof size) damaged("a record size is cut off");
+          std::memcpy(&size, data + at, sizeof size);
+          at += sizeof size;
+          if (size > bytes - at) damaged("a record is cut off");
+          set->dispatch(mailbox, data + at, static_cast<std::size_t>(size), from, header.code);
+          at += padded(static_cast<std::size_t>(size));
+        }
+      }
     } catch (const std::exception& failure) {
       abort_job("a handler of " + set->name() + ", mailbox " + std::to_string(mailbox) +
                 ", threw: " + failure.what());
@@ -196,8 +215,7 @@ void mpi_engine::deliver(const std::byte* data, std::size_t bytes, int from) {
                 ", threw something that is not a std::exception");
     }
     --handler_depth_;
-    set->count_processed(mailbox);
-    at += padded(header.bytes);
+    set->count_processed(mailbox, header.count);
   }
 }
 

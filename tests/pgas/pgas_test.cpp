@@ -274,9 +274,9 @@ TEST(pgas_selector, bad_input_gets_a_clear_error) {
   expect_error([&] { actor.send(world.npes(), "x"); }, troupe::errc::out_of_range,
                "PE " + std::to_string(world.npes()) + " is out of range");
   expect_error([&] { actor.send(-1, "x"); }, troupe::errc::out_of_range, "out of range");
-  expect_error([&] { actor.send(0, std::string(57, 'x')); }, troupe::errc::invalid_argument,
-               "57 bytes is over the limit of 56 bytes");
-  actor.send(0, std::string(56, 'x'));  // exactly the limit
+  expect_error([&] { actor.send(0, std::string(33, 'x')); }, troupe::errc::invalid_argument,
+               "33 bytes is over the limit of 32 bytes");
+  actor.send(0, std::string(32, 'x'));  // exactly the limit
   expect_error([&] { actor.send(1, 0, "x"); }, troupe::errc::out_of_range,
                "mailbox 1 does not exist");
   actor.done();

@@ -61,11 +61,10 @@ class lambda_actor : public detail::mailbox_set {
     static_assert(std::is_invocable_v<F&, State&> || std::is_invocable_v<F&, State&, context&>,
                   "troupe::pgas::lambda_actor::send: the lambda must be callable as f(State&) "
                   "or f(State&, lambda_actor<State>::context&)");
-    static const detail::code_address code =
-        detail::encode(reinterpret_cast<detail::any_function>(&invoke<F>));
-    std::byte* at = reserve("send", 0, pe, sizeof code + sizeof(F));
-    std::memcpy(at, &code, sizeof code);
-    std::memcpy(at + sizeof code, &function, sizeof(F));
+    // The code's address travels once per block of lambdas of one type, the captures per call.
+    static const std::uint64_t code =
+        detail::pack(detail::encode(reinterpret_cast<detail::any_function>(&invoke<F>)));
+    std::memcpy(reserve("send", 0, pe, sizeof(F), false, code), &function, sizeof(F));
   }
 
   /// No more lambdas from this PE's code outside the handlers.
@@ -77,11 +76,16 @@ class lambda_actor : public detail::mailbox_set {
   /// Completes once the actor has terminated everywhere (see selector::finished).
   future<void> finished() { return finished_future(); }
 
-  void dispatch(std::size_t, const std::byte* payload, std::size_t bytes, int from) override {
-    detail::code_address code;
-    if (bytes < sizeof code) reject_record(bytes);
-    std::memcpy(&code, payload, sizeof code);
-    resolve(code)(payload + sizeof code, *this, from);
+  void dispatch(std::size_t, const std::byte* payload, std::size_t, int from,
+                std::uint64_t code) override {
+    resolve(code)(payload, *this, from);
+  }
+
+  void dispatch_block(std::size_t, const std::byte* records, std::size_t record_bytes,
+                      std::size_t count, int from, std::uint64_t code) override {
+    const invoker run = resolve(code);
+    const std::size_t stride = detail::padded(record_bytes);
+    for (std::size_t index = 0; index < count; ++index) run(records + index * stride, *this, from);
   }
 
  private:
@@ -102,22 +106,17 @@ class lambda_actor : public detail::mailbox_set {
 
   // The few lambda types an actor receives are looked up once each; decode() takes a lock and
   // searches the modules, too slow to do per message.
-  invoker resolve(detail::code_address code) {
+  invoker resolve(std::uint64_t code) {
     for (const known& each : known_)
-      if (each.code.module == code.module && each.code.offset == code.offset) return each.run;
-    const auto run = reinterpret_cast<invoker>(detail::decode(code));
+      if (each.code == code) return each.run;
+    const auto run = reinterpret_cast<invoker>(detail::decode(detail::unpack(code)));
     known_[next_known_] = {code, run};
     next_known_ = (next_known_ + 1) % known_.size();
     return run;
   }
 
-  [[noreturn]] void reject_record(std::size_t bytes) const {
-    throw error(errc::invalid_argument, name() + ": a record of " + std::to_string(bytes) +
-                                            " bytes is too short to hold a lambda");
-  }
-
   struct known {
-    detail::code_address code{0, 0};
+    std::uint64_t code = 0;
     invoker run = nullptr;
   };
   State* state_;

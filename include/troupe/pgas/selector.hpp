@@ -47,7 +47,7 @@ class selector : public detail::mailbox_set {
   void send(std::size_t mailbox, int pe, typename traits::argument message) {
     check_mailbox("send", mailbox);
     const std::size_t bytes = traits::bytes(message);
-    traits::write(reserve("send", mailbox, pe, bytes), message);
+    traits::write(reserve("send", mailbox, pe, bytes, is_variable_size<Msg>), message);
   }
 
   /// No more messages to `mailbox` from this PE's code outside the handlers. Only for
@@ -70,9 +70,21 @@ class selector : public detail::mailbox_set {
   /// barrier) makes it so: a thread that only waits on the future waits forever.
   future<void> finished() { return finished_future(); }
 
+  /// Called by the engine for each block of fixed-size messages.
+  void dispatch_block(std::size_t mailbox, const std::byte* records, std::size_t record_bytes,
+                      std::size_t count, int from, std::uint64_t code) override {
+    if constexpr (is_variable_size<Msg>) {
+      mailbox_set::dispatch_block(mailbox, records, record_bytes, count, from, code);
+    } else {
+      handler& process = handlers_[mailbox];
+      for (std::size_t index = 0; index < count; ++index)
+        traits::deliver(process, records + index * detail::padded(sizeof(Msg)), from);
+    }
+  }
+
   /// Called by the engine for each message.
-  void dispatch(std::size_t mailbox, const std::byte* payload, std::size_t bytes,
-                int from) override {
+  void dispatch(std::size_t mailbox, const std::byte* payload, std::size_t bytes, int from,
+                std::uint64_t) override {
     if constexpr (is_variable_size<Msg>)
       traits::deliver(handlers_[mailbox], payload, bytes, from);
     else

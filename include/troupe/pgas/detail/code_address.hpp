@@ -14,6 +14,14 @@ struct code_address {
 
 using any_function = void (*)();
 
+/// The address as one number, for a block header.
+constexpr std::uint64_t pack(code_address address) noexcept {
+  return std::uint64_t{address.module} << 32 | address.offset;
+}
+constexpr code_address unpack(std::uint64_t packed) noexcept {
+  return {static_cast<std::uint32_t>(packed >> 32), static_cast<std::uint32_t>(packed)};
+}
+
 /// The portable address of `function`; throws if it lies in no loaded module.
 code_address encode(any_function function);
 /// The function at `address` in this process; throws if no loaded module matches.

@@ -15,12 +15,18 @@ namespace troupe::pgas::detail {
 
 class mailbox_set;
 
-/// Every record in an aggregation buffer starts with this header; the payload follows, padded so
-/// that the next record starts 8-byte aligned.
-struct record_header {
-  std::uint32_t key;    ///< the selector's id times 256, plus the mailbox
-  std::uint32_t bytes;  ///< the payload's size
+/// An aggregation buffer holds blocks: this header, then `count` records for one mailbox, all
+/// of one kind (one size, or one lambda type), each padded to 8 bytes. Consecutive messages to
+/// one mailbox share a header, so a small message costs its own bytes only.
+struct block_header {
+  std::uint32_t key;           ///< the selector's id times 256, plus the mailbox
+  std::uint32_t record_bytes;  ///< each record's size, or variable_size
+  std::uint32_t count;         ///< records in the block
+  std::uint32_t unused = 0;
+  std::uint64_t code;  ///< a lambda's code address (module << 32 | offset); 0 otherwise
 };
+/// record_bytes of a block whose records each start with their size (8 bytes).
+inline constexpr std::uint32_t variable_size = 0xffffffffu;
 inline constexpr std::size_t record_alignment = 8;
 inline constexpr std::size_t max_mailboxes = 256;
 
@@ -28,10 +34,25 @@ constexpr std::size_t padded(std::size_t bytes) noexcept {
   return (bytes + record_alignment - 1) & ~(record_alignment - 1);
 }
 
-/// The buffer of messages on their way to one PE.
+/// The buffer of messages on their way to one PE, and its open block: the one that records of
+/// the same mailbox and kind join. The open block's count is written into its header when the
+/// block closes (seal), not per message.
 struct outgoing {
+  static constexpr std::size_t no_block = ~std::size_t{0};
   std::byte* data = nullptr;
   std::size_t used = 0;
+  std::size_t open = no_block;  ///< where the open block's header starts
+  std::uint32_t key = 0;
+  std::uint32_t record_bytes = 0;
+  std::uint64_t code = 0;
+  std::uint32_t count = 0;
+
+  /// Writes the open block's count into its header; no block is open afterwards.
+  void seal() noexcept {
+    if (open == no_block) return;
+    std::memcpy(data + open + offsetof(block_header, count), &count, sizeof count);
+    open = no_block;
+  }
 };
 
 /// The part of a world that moves messages: aggregation buffers per destination, receives,
@@ -44,22 +65,43 @@ class engine {
   int npes() const noexcept { return npes_; }
   std::size_t buffer_bytes() const noexcept { return buffer_bytes_; }
   /// The largest payload one message may have.
-  std::size_t max_payload() const noexcept { return buffer_bytes_ - sizeof(record_header); }
+  std::size_t max_payload() const noexcept {
+    return buffer_bytes_ - sizeof(block_header) - record_alignment;
+  }
   /// Whether a handler runs now (handlers never run nested, and sends inside them never block).
   bool in_handler() const noexcept { return handler_depth_ > 0; }
 
-  /// Room for a record of `bytes` payload bytes to `dest`, with its header written; the caller
-  /// writes the payload. Ships the buffer first if the record does not fit.
-  std::byte* reserve(int dest, std::uint32_t key, std::size_t bytes) {
+  /// Room for a record of `bytes` payload bytes to `dest`, for mailbox `key`; the caller writes
+  /// the payload. `code` is a lambda's code address (0 for others); `variable` says the record
+  /// carries its size. Ships the buffer first if the record does not fit.
+  std::byte* reserve(int dest, std::uint32_t key, std::uint64_t code, std::size_t bytes,
+                     bool variable) {
     outgoing& out = out_[static_cast<std::size_t>(dest)];
-    const std::size_t need = sizeof(record_header) + padded(bytes);
+    const auto each = variable ? variable_size : static_cast<std::uint32_t>(bytes);
+    const std::size_t record = padded(bytes) + (variable ? record_alignment : 0);
     // A loop: shipping runs handlers, whose own sends may fill the fresh buffer again.
-    while (out.data == nullptr || out.used + need > buffer_bytes_) ship(dest);
-    std::byte* at = out.data + out.used;
-    const record_header header{key, static_cast<std::uint32_t>(bytes)};
-    std::memcpy(at, &header, sizeof header);
-    out.used += need;
-    return at + sizeof(record_header);
+    for (;;) {
+      if (out.data != nullptr) {
+        if (out.open != outgoing::no_block && out.key == key && out.record_bytes == each &&
+            out.code == code && out.used + record <= buffer_bytes_) {
+          ++out.count;
+          return append(out, record, bytes, variable);
+        }
+        if (out.used + sizeof(block_header) + record <= buffer_bytes_) {
+          out.seal();
+          const block_header header{key, each, 1, 0, code};
+          std::memcpy(out.data + out.used, &header, sizeof header);
+          out.open = out.used;
+          out.key = key;
+          out.record_bytes = each;
+          out.code = code;
+          out.count = 1;
+          out.used += sizeof header;
+          return append(out, record, bytes, variable);
+        }
+      }
+      ship(dest);
+    }
   }
 
   /// Receives and runs handlers, completes sends, advances termination waves. With
@@ -78,6 +120,15 @@ class engine {
   [[noreturn]] virtual void abort_job(const std::string& message) const noexcept = 0;
 
  protected:
+  static std::byte* append(outgoing& out, std::size_t record, std::size_t bytes, bool variable) {
+    std::byte* at = out.data + out.used;
+    out.used += record;
+    if (!variable) return at;
+    const std::uint64_t size = bytes;
+    std::memcpy(at, &size, sizeof size);
+    return at + sizeof size;
+  }
+
   friend class mailbox_set;
   int pe_ = 0;
   int npes_ = 1;

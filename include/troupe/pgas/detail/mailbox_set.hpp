@@ -22,8 +22,17 @@ class mailbox_set {
   mailbox_set& operator=(const mailbox_set&) = delete;
 
   /// Runs the handler of `mailbox` on one message. Called by the engine only.
-  virtual void dispatch(std::size_t mailbox, const std::byte* payload, std::size_t bytes,
-                        int from) = 0;
+  virtual void dispatch(std::size_t mailbox, const std::byte* payload, std::size_t bytes, int from,
+                        std::uint64_t code) = 0;
+
+  /// Runs the handler of `mailbox` on `count` records of `record_bytes` each (padded to 8),
+  /// one block of a buffer: one virtual call per block, not per message.
+  virtual void dispatch_block(std::size_t mailbox, const std::byte* records,
+                              std::size_t record_bytes, std::size_t count, int from,
+                              std::uint64_t code) {
+    for (std::size_t index = 0; index < count; ++index)
+      dispatch(mailbox, records + index * padded(record_bytes), record_bytes, from, code);
+  }
 
   /// The selector's name in messages ("selector 2", "actor 0").
   std::string name() const;
@@ -35,7 +44,9 @@ class mailbox_set {
   void advance_termination();
 
   /// Counts one message into `mailbox` as processed here.
-  void count_processed(std::size_t mailbox) noexcept { ++processed_[mailbox]; }
+  void count_processed(std::size_t mailbox, std::size_t count = 1) noexcept {
+    processed_[mailbox] += static_cast<std::int64_t>(count);
+  }
 
   /// Whether this PE has called done() on every mailbox without predecessors.
   bool roots_done() const noexcept;
@@ -46,12 +57,14 @@ class mailbox_set {
 
   /// Room for one message of `bytes` payload bytes to `mailbox` at `pe`, after the checks.
   /// Handlers may still send to a mailbox that is done (not to one that has terminated).
-  std::byte* reserve(const char* call, std::size_t mailbox, int pe, std::size_t bytes) {
+  std::byte* reserve(const char* call, std::size_t mailbox, int pe, std::size_t bytes,
+                     bool variable, std::uint64_t code = 0) {
     if (pe < 0 || pe >= engine_->npes() || bytes > engine_->max_payload() ||
         (done_[mailbox] && (!engine_->in_handler() || finished_[mailbox])))
       reject(call, mailbox, pe, bytes);
     ++sent_[mailbox];
-    return engine_->reserve(pe, key_base_ + static_cast<std::uint32_t>(mailbox), bytes);
+    return engine_->reserve(pe, key_base_ + static_cast<std::uint32_t>(mailbox), code, bytes,
+                            variable);
   }
 
   /// For the typed destructors, while dispatch() still works: done() on this PE and wait for
