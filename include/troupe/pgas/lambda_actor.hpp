@@ -28,6 +28,8 @@ class lambda_actor : public detail::mailbox_set {
     int from() const noexcept { return from_; }
     /// This PE.
     int pe() const noexcept { return owner_->transport().pe(); }
+    /// The number of PEs.
+    int npes() const noexcept { return owner_->transport().npes(); }
     /// Sends another lambda, from inside a handler.
     template <class F>
     void send(int pe, F function) {
