@@ -14,6 +14,24 @@
 
 namespace bale {
 
+/// A command-line check: a whole number of at least 1, with a message that says so.
+inline CLI::Validator positive() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::size_t used = 0;
+        long long value = 0;
+        try {
+          value = std::stoll(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != text.size() || value < 1)
+          return "expected a whole number of at least 1, found '" + text + "'";
+        return {};
+      },
+      "N>=1");
+}
+
 /// What one app does with one form: runs it (timed), then checks it (empty when right).
 struct kernel_run {
   std::function<void(troupe::pgas::world&, form)> run;

@@ -9,8 +9,8 @@ int main(int argc, char** argv) {
   std::int64_t table = 10'000;
   std::uint64_t seed = 1;
   std::vector<std::string> forms{"selector", "lambda", "rma"};
-  app.add_option("--updates", updates, "updates per PE")->check(CLI::PositiveNumber);
-  app.add_option("--table", table, "table slots per PE")->check(CLI::PositiveNumber);
+  app.add_option("--updates", updates, "updates per PE")->check(bale::positive());
+  app.add_option("--table", table, "table slots per PE")->check(bale::positive());
   app.add_option("--seed", seed, "seed of the random updates");
   app.add_option("--forms", forms, "forms to run: selector, lambda, rma")
       ->check(CLI::IsMember({"selector", "lambda", "rma"}))

@@ -6,6 +6,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "rma_window.hpp"
 #include "troupe/pgas.hpp"
 
 namespace bale {
@@ -23,30 +24,6 @@ std::vector<std::int64_t> random_indices(int pe, int npes, std::int64_t count,
   for (auto& index : indices) index = pick(random);
   return indices;
 }
-
-// A window of `count` integers on every PE, locked for passive-target access while it lives.
-// MPI allocates the memory: MPI_Win_create over user memory needs an RMA-capable transport, which
-// shared-memory-only Open MPI setups lack.
-class rma_window {
- public:
-  explicit rma_window(std::size_t count) {
-    MPI_Win_allocate(static_cast<MPI_Aint>(count * sizeof(std::int64_t)), sizeof(std::int64_t),
-                     MPI_INFO_NULL, MPI_COMM_WORLD, &data_, &window_);
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
-  }
-  ~rma_window() {
-    MPI_Win_unlock_all(window_);
-    MPI_Win_free(&window_);
-  }
-  rma_window(const rma_window&) = delete;
-  rma_window& operator=(const rma_window&) = delete;
-  MPI_Win get() const noexcept { return window_; }
-  std::int64_t* data() const noexcept { return data_; }
-
- private:
-  std::int64_t* data_ = nullptr;
-  MPI_Win window_ = MPI_WIN_NULL;
-};
 
 }  // namespace
 

@@ -57,6 +57,35 @@ void index_gather(troupe::pgas::world& world, form how, std::span<const std::int
 /// Empty when target[i] == table_value(reads[i]) for every i; else what is wrong, where.
 std::string check_gather(std::span<const std::int64_t> reads, std::span<const std::int64_t> target);
 
+// -- random permutation: dart throwing into a table of twice the size, then compaction -----------
+
+/// This PE's part of a random permutation of 0 .. items_per_pe * npes - 1 (PE p starts with
+/// items p * items_per_pe ..); the parts, in PE order, are the permutation.
+std::vector<std::int64_t> random_permutation(troupe::pgas::world& world, form how,
+                                             std::int64_t items_per_pe, std::uint64_t seed);
+
+/// Empty when the parts of all PEs together hold every item exactly once.
+std::string check_permutation(troupe::pgas::world& world, std::span<const std::int64_t> part,
+                              std::int64_t items_per_pe);
+
+// -- sparse matrices: rows cyclic over the PEs (global row r on PE r % npes, at r / npes) ------
+
+/// This PE's rows of a square sparse matrix in compressed sparse row form, columns sorted.
+struct sparse_rows {
+  std::int64_t columns = 0;              ///< of the whole matrix (= its rows)
+  std::vector<std::int64_t> offsets{0};  ///< row l's columns are cols[offsets[l] .. offsets[l+1])
+  std::vector<std::int64_t> cols;
+  std::size_t rows() const noexcept { return offsets.size() - 1; }
+  bool operator==(const sparse_rows&) const = default;
+};
+
+/// An Erdős–Rényi ("flat") matrix: each row has `nonzeros_per_row` distinct random columns.
+sparse_rows random_matrix(const troupe::pgas::world& world, std::int64_t rows_per_pe,
+                          std::int64_t nonzeros_per_row, std::uint64_t seed);
+
+/// This PE's rows of the transpose of the matrix whose rows `matrix` holds.
+sparse_rows transpose(troupe::pgas::world& world, form how, const sparse_rows& matrix);
+
 // -- sequential references -------------------------------------------------------------------
 
 /// The whole histogram of every PE's updates, computed on one PE from the same seeds.

@@ -205,6 +205,47 @@ void run_index_gather(pgas_bench& bench, pgas::world& world, std::int64_t reads,
   bench.compare(world, rows);
 }
 
+void run_randperm(pgas_bench& bench, pgas::world& world, std::int64_t items) {
+  auto part = std::make_shared<std::vector<std::int64_t>>();
+  comparison rows{
+      .benchmark = "randperm",
+      .parameters = "pes=" + std::to_string(world.npes()) + ";items=" + std::to_string(items),
+      .metric = "items/s/PE",
+      .per_pe = static_cast<double>(items),
+      .forms = {},
+      .ratios = form_ratios};
+  for (bale::form how : bale::all_forms)
+    rows.forms.push_back(
+        {variant_of(how),
+         [how, part, items](pgas::world& w) { *part = bale::random_permutation(w, how, items, 1); },
+         [part, items](pgas::world& w) { return bale::check_permutation(w, *part, items); }});
+  bench.compare(world, rows);
+}
+
+void run_transpose(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_pe) {
+  auto matrix = std::make_shared<bale::sparse_rows>(bale::random_matrix(world, rows_per_pe, 10, 1));
+  auto transposed = std::make_shared<bale::sparse_rows>();
+  comparison rows{.benchmark = "transpose_matrix",
+                  .parameters = "pes=" + std::to_string(world.npes()) +
+                                ";rows=" + std::to_string(rows_per_pe) + ";nonzeros_per_row=10",
+                  .metric = "nonzeros/s/PE",
+                  .per_pe = static_cast<double>(matrix->cols.size()),
+                  .forms = {},
+                  .ratios = form_ratios};
+  for (bale::form how : bale::all_forms)
+    rows.forms.push_back({variant_of(how),
+                          [how, matrix, transposed](pgas::world& w) {
+                            *transposed = bale::transpose(w, how, *matrix);
+                          },
+                          [how, matrix, transposed](pgas::world& w) -> std::string {
+                            // Untimed: transposing back must give the input.
+                            return bale::transpose(w, how, *transposed) == *matrix
+                                       ? std::string{}
+                                       : std::string("transposing twice changed the matrix");
+                          }});
+  bench.compare(world, rows);
+}
+
 // The aggregation buffer's size, swept on the histogram's selector form: what chose the default.
 void run_buffer_sweep(pgas_bench& bench, std::int64_t updates, std::int64_t table_per_pe) {
   for (std::size_t bytes : {1024, 4096, 16384, 65536, 262144}) {
@@ -259,6 +300,10 @@ int main(int argc, char** argv) {
         pgas::world world;
         if (bench.selected("histogram")) run_histogram(bench, world, updates, table);
         if (bench.selected("index_gather")) run_index_gather(bench, world, updates, table);
+        if (bench.selected("randperm"))
+          run_randperm(bench, world, settings.quick ? 20'000 : 1'000'000);
+        if (bench.selected("transpose_matrix"))
+          run_transpose(bench, world, settings.quick ? 2'000 : 100'000);
       }
       if (bench.selected("aggregation_buffer")) run_buffer_sweep(bench, updates, table);
       code = bench.finish();

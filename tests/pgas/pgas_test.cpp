@@ -259,6 +259,11 @@ TEST(pgas_selector, a_cycle_is_rejected_by_name) {
         pgas::selector<2, int> wrong{world, {ignore, ignore}, pgas::mailbox_graph{}.edge(0, 5)};
       },
       troupe::errc::out_of_range, "edge 0 -> 5");
+  expect_error(
+      [&] {
+        pgas::selector<2, int> missing{world, {ignore, nullptr}};
+      },
+      troupe::errc::invalid_argument, "mailbox 1 has no handler");
   // The world goes on: a selector made after the rejected ones works.
   std::int64_t got = 0;
   pgas::actor<int> fine{world, [&](int value, int) { got += value; }};

@@ -94,10 +94,8 @@ class selector : public detail::mailbox_set {
  protected:
   selector(world& owner, std::array<handler, N> handlers, const mailbox_graph& graph,
            const char* kind)
-      : mailbox_set(owner, N, graph, kind), handlers_(std::move(handlers)) {
-    for (std::size_t m = 0; m < N; ++m)
-      if (!handlers_[m]) reject_missing_handler(m);
-  }
+      : mailbox_set(checked(owner, handlers, kind), N, graph, kind),
+        handlers_(std::move(handlers)) {}
 
  private:
   void check_mailbox(const char* call, std::size_t mailbox) const {
@@ -109,9 +107,13 @@ class selector : public detail::mailbox_set {
                     " does not exist; this selector has " + std::to_string(N) +
                     (N == 1 ? " mailbox (0)" : " mailboxes (0.." + std::to_string(N - 1) + ")"));
   }
-  [[noreturn]] void reject_missing_handler(std::size_t mailbox) const {
-    throw error(errc::invalid_argument,
-                name() + ": mailbox " + std::to_string(mailbox) + " has no handler");
+  // Before the base is built: a selector that throws after it would have to terminate first.
+  static world& checked(world& owner, const std::array<handler, N>& handlers, const char* kind) {
+    for (std::size_t m = 0; m < N; ++m)
+      if (!handlers[m])
+        throw error(errc::invalid_argument,
+                    std::string(kind) + ": mailbox " + std::to_string(m) + " has no handler");
+    return owner;
   }
 
   std::array<handler, N> handlers_;

@@ -1,0 +1,38 @@
+// transpose-matrix (bale): the transpose of a random sparse matrix, rows spread over the PEs.
+//   mpirun -n 4 apps/bale/bale-transpose-matrix --rows 100000 --nonzeros 10 --seed 1
+#include "app_main.hpp"
+
+int main(int argc, char** argv) {
+  troupe::pgas::world world{argc, argv};
+  CLI::App app{"transpose-matrix: the transpose of a random sparse matrix"};
+  std::int64_t rows = 100'000;
+  std::int64_t nonzeros = 10;
+  std::uint64_t seed = 1;
+  std::vector<std::string> forms{"selector", "lambda", "rma"};
+  app.add_option("--rows", rows, "rows per PE")->check(bale::positive());
+  app.add_option("--nonzeros", nonzeros, "nonzeros per row")->check(bale::positive());
+  app.add_option("--seed", seed, "seed of the matrix");
+  app.add_option("--forms", forms, "forms to run: selector, lambda, rma")
+      ->check(CLI::IsMember({"selector", "lambda", "rma"}))
+      ->delimiter(',');
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& failure) {
+    return world.pe() == 0 ? app.exit(failure) : (failure.get_exit_code() != 0 ? 2 : 0);
+  }
+  const auto matrix = bale::random_matrix(world, rows, nonzeros, seed);
+  bale::sparse_rows transposed;
+  return bale::run_forms(
+      world, "transpose", static_cast<std::int64_t>(matrix.cols.size()), forms, [&] {
+        return bale::kernel_run{[&](troupe::pgas::world& w, bale::form how) {
+                                  transposed = bale::transpose(w, how, matrix);
+                                },
+                                [&](troupe::pgas::world& w, bale::form how) -> std::string {
+                                  // Transposing twice gives back the input.
+                                  const bool same = bale::transpose(w, how, transposed) == matrix;
+                                  return w.all_reduce(std::int64_t{!same}) == 0
+                                             ? std::string{}
+                                             : "transposing twice did not give back the matrix";
+                                }};
+      });
+}
