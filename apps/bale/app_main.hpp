@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,32 @@ inline CLI::Validator positive() {
         return {};
       },
       "N>=1");
+}
+
+/// The options every app has: the seed and the forms to run.
+struct common_options {
+  std::uint64_t seed = 1;
+  std::vector<std::string> forms{"selector", "lambda", "rma"};
+};
+
+/// Adds --seed and --forms to `app`.
+inline void add_common_options(CLI::App& app, common_options& options) {
+  app.add_option("--seed", options.seed, "seed of the random input");
+  app.add_option("--forms", options.forms, "forms to run: selector, lambda, rma")
+      ->check(CLI::IsMember({"selector", "lambda", "rma"}))
+      ->delimiter(',');
+}
+
+/// Parses the command line; the exit code when the program should end now (after --help, or a
+/// bad command line, which PE 0 reports).
+inline std::optional<int> parse_command_line(CLI::App& app, const troupe::pgas::world& world,
+                                             int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+    return std::nullopt;
+  } catch (const CLI::ParseError& failure) {
+    return world.pe() == 0 ? app.exit(failure) : (failure.get_exit_code() != 0 ? 2 : 0);
+  }
 }
 
 /// What one app does with one form: runs it (timed), then checks it (empty when right).

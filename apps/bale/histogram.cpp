@@ -7,22 +7,14 @@ int main(int argc, char** argv) {
   CLI::App app{"histogram: random increments to a table partitioned over all PEs"};
   std::int64_t updates = 5'000'000;
   std::int64_t table = 10'000;
-  std::uint64_t seed = 1;
-  std::vector<std::string> forms{"selector", "lambda", "rma"};
+  bale::common_options common;
   app.add_option("--updates", updates, "updates per PE")->check(bale::positive());
   app.add_option("--table", table, "table slots per PE")->check(bale::positive());
-  app.add_option("--seed", seed, "seed of the random updates");
-  app.add_option("--forms", forms, "forms to run: selector, lambda, rma")
-      ->check(CLI::IsMember({"selector", "lambda", "rma"}))
-      ->delimiter(',');
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& failure) {
-    return world.pe() == 0 ? app.exit(failure) : (failure.get_exit_code() != 0 ? 2 : 0);
-  }
-  const auto mine = bale::histogram_updates(world, updates, table, seed);
+  bale::add_common_options(app, common);
+  if (auto code = bale::parse_command_line(app, world, argc, argv)) return *code;
+  const auto mine = bale::histogram_updates(world, updates, table, common.seed);
   std::vector<std::int64_t> slots(static_cast<std::size_t>(table), 0);
-  return bale::run_forms(world, "histogram", updates, forms, [&] {
+  return bale::run_forms(world, "histogram", updates, common.forms, [&] {
     return bale::kernel_run{
         [&](troupe::pgas::world& w, bale::form how) {
           std::fill(slots.begin(), slots.end(), 0);
@@ -31,7 +23,7 @@ int main(int argc, char** argv) {
         [&](troupe::pgas::world& w, bale::form how) -> std::string {
           // Against the sequential reference, where the whole table is small enough.
           if (table * w.npes() <= 50'000'000) {
-            const auto whole = bale::histogram_reference(w.npes(), updates, table, seed);
+            const auto whole = bale::histogram_reference(w.npes(), updates, table, common.seed);
             std::int64_t wrong = 0;
             for (std::int64_t l = 0; l < table; ++l)
               wrong += slots[static_cast<std::size_t>(l)] !=

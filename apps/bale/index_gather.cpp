@@ -7,23 +7,15 @@ int main(int argc, char** argv) {
   CLI::App app{"index-gather: random reads of a table partitioned over all PEs"};
   std::int64_t reads = 5'000'000;
   std::int64_t table = 10'000;
-  std::uint64_t seed = 1;
-  std::vector<std::string> forms{"selector", "lambda", "rma"};
+  bale::common_options common;
   app.add_option("--reads", reads, "reads per PE")->check(bale::positive());
   app.add_option("--table", table, "table entries per PE")->check(bale::positive());
-  app.add_option("--seed", seed, "seed of the random reads");
-  app.add_option("--forms", forms, "forms to run: selector, lambda, rma")
-      ->check(CLI::IsMember({"selector", "lambda", "rma"}))
-      ->delimiter(',');
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& failure) {
-    return world.pe() == 0 ? app.exit(failure) : (failure.get_exit_code() != 0 ? 2 : 0);
-  }
+  bale::add_common_options(app, common);
+  if (auto code = bale::parse_command_line(app, world, argc, argv)) return *code;
   const auto values = bale::gather_table(world, table);
-  const auto indices = bale::gather_reads(world, reads, table, seed);
+  const auto indices = bale::gather_reads(world, reads, table, common.seed);
   std::vector<std::int64_t> target;
-  return bale::run_forms(world, "index-gather", reads, forms, [&] {
+  return bale::run_forms(world, "index-gather", reads, common.forms, [&] {
     return bale::kernel_run{[&](troupe::pgas::world& w, bale::form how) {
                               bale::index_gather(w, how, indices, values, target);
                             },

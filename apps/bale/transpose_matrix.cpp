@@ -7,23 +7,15 @@ int main(int argc, char** argv) {
   CLI::App app{"transpose-matrix: the transpose of a random sparse matrix"};
   std::int64_t rows = 100'000;
   std::int64_t nonzeros = 10;
-  std::uint64_t seed = 1;
-  std::vector<std::string> forms{"selector", "lambda", "rma"};
+  bale::common_options common;
   app.add_option("--rows", rows, "rows per PE")->check(bale::positive());
   app.add_option("--nonzeros", nonzeros, "nonzeros per row")->check(bale::positive());
-  app.add_option("--seed", seed, "seed of the matrix");
-  app.add_option("--forms", forms, "forms to run: selector, lambda, rma")
-      ->check(CLI::IsMember({"selector", "lambda", "rma"}))
-      ->delimiter(',');
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& failure) {
-    return world.pe() == 0 ? app.exit(failure) : (failure.get_exit_code() != 0 ? 2 : 0);
-  }
-  const auto matrix = bale::random_matrix(world, rows, nonzeros, seed);
+  bale::add_common_options(app, common);
+  if (auto code = bale::parse_command_line(app, world, argc, argv)) return *code;
+  const auto matrix = bale::random_matrix(world, rows, nonzeros, common.seed);
   bale::sparse_rows transposed;
   return bale::run_forms(
-      world, "transpose", static_cast<std::int64_t>(matrix.cols.size()), forms, [&] {
+      world, "transpose", static_cast<std::int64_t>(matrix.cols.size()), common.forms, [&] {
         return bale::kernel_run{[&](troupe::pgas::world& w, bale::form how) {
                                   transposed = bale::transpose(w, how, matrix);
                                 },

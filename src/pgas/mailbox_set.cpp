@@ -44,6 +44,8 @@ mailbox_set::mailbox_set(world& owner, std::size_t mailboxes, const mailbox_grap
     engine_->detach(id_);
     throw;
   }
+  // Collective: once it returns here, every PE has attached this selector, so no message for it
+  // can reach a PE that does not know it yet.
   MPI_Comm_dup(static_cast<mpi_engine&>(*engine_).comm(), &wave_->comm);
   wave_->mine.resize(3 * mailboxes);
   wave_->total.resize(3 * mailboxes);

@@ -224,8 +224,11 @@ void mpi_engine::progress(bool flush_when_idle) {
   progressing_ = true;
   const bool received = receive_some();
   complete_sends(false);
-  for (mailbox_set* set : selectors_)
+  // By index: a finished() continuation may create a selector, which appends to the list.
+  for (std::size_t index = 0; index < selectors_.size(); ++index) {
+    mailbox_set* set = selectors_[index];
     if (set != nullptr && !set->terminated()) set->advance_termination();
+  }
   progressing_ = false;
   if (!received && flush_when_idle) flush();
 }
