@@ -86,6 +86,33 @@ sparse_rows random_matrix(const troupe::pgas::world& world, std::int64_t rows_pe
 /// This PE's rows of the transpose of the matrix whose rows `matrix` holds.
 sparse_rows transpose(troupe::pgas::world& world, form how, const sparse_rows& matrix);
 
+/// This PE's part of a random permutation of 0 .. count - 1, laid out cyclically (element i on
+/// PE i % npes at i / npes), from `seed`; with `inverse`, the inverse permutation's part.
+std::vector<std::int64_t> cyclic_permutation(const troupe::pgas::world& world, std::int64_t count,
+                                             std::uint64_t seed, bool inverse = false);
+
+/// The whole random permutation that cyclic_permutation takes its parts from.
+std::vector<std::int64_t> whole_permutation(std::int64_t count, std::uint64_t seed);
+
+/// A hash of (row, column): a sum of it over all nonzeros fingerprints a matrix.
+constexpr std::uint64_t entry_hash(std::int64_t row, std::int64_t col) {
+  std::uint64_t x = static_cast<std::uint64_t>(row) * 0x9E3779B97F4A7C15ull ^
+                    static_cast<std::uint64_t>(col) * 0xC2B2AE3D27D4EB4Full;
+  x ^= x >> 31;
+  return x * 0xBF58476D1CE4E5B9ull;
+}
+
+/// Empty when B (`permuted`) holds exactly the nonzeros of A (`matrix`) mapped by the whole
+/// permutations `row_of` and `column_of`, compared by a fingerprint summed over all PEs.
+std::string check_permuted(troupe::pgas::world& world, const sparse_rows& matrix,
+                           const sparse_rows& permuted, std::span<const std::int64_t> row_of,
+                           std::span<const std::int64_t> column_of);
+
+/// This PE's rows of B with B[rows[i]][columns[j]] = A[i][j]: `matrix` holds A's rows, `rows` and
+/// `columns` this PE's cyclic parts of the two permutations.
+sparse_rows permute(troupe::pgas::world& world, form how, const sparse_rows& matrix,
+                    std::span<const std::int64_t> rows, std::span<const std::int64_t> columns);
+
 // -- sequential references -------------------------------------------------------------------
 
 /// The whole histogram of every PE's updates, computed on one PE from the same seeds.

@@ -246,6 +246,35 @@ void run_transpose(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_
   bench.compare(world, rows);
 }
 
+void run_permute(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_pe) {
+  auto matrix = std::make_shared<bale::sparse_rows>(bale::random_matrix(world, rows_per_pe, 10, 1));
+  const std::int64_t all_rows = rows_per_pe * world.npes();
+  auto row_map =
+      std::make_shared<std::vector<std::int64_t>>(bale::cyclic_permutation(world, all_rows, 2));
+  auto column_map =
+      std::make_shared<std::vector<std::int64_t>>(bale::cyclic_permutation(world, all_rows, 3));
+  auto row_of = std::make_shared<std::vector<std::int64_t>>(bale::whole_permutation(all_rows, 2));
+  auto column_of =
+      std::make_shared<std::vector<std::int64_t>>(bale::whole_permutation(all_rows, 3));
+  auto permuted = std::make_shared<bale::sparse_rows>();
+  comparison rows{.benchmark = "permute_matrix",
+                  .parameters = "pes=" + std::to_string(world.npes()) +
+                                ";rows=" + std::to_string(rows_per_pe) + ";nonzeros_per_row=10",
+                  .metric = "nonzeros/s/PE",
+                  .per_pe = static_cast<double>(matrix->cols.size()),
+                  .forms = {},
+                  .ratios = form_ratios};
+  for (bale::form how : bale::all_forms)
+    rows.forms.push_back({variant_of(how),
+                          [how, matrix, row_map, column_map, permuted](pgas::world& w) {
+                            *permuted = bale::permute(w, how, *matrix, *row_map, *column_map);
+                          },
+                          [matrix, permuted, row_of, column_of](pgas::world& w) {
+                            return bale::check_permuted(w, *matrix, *permuted, *row_of, *column_of);
+                          }});
+  bench.compare(world, rows);
+}
+
 // The aggregation buffer's size, swept on the histogram's selector form: what chose the default.
 void run_buffer_sweep(pgas_bench& bench, std::int64_t updates, std::int64_t table_per_pe) {
   for (std::size_t bytes : {1024, 4096, 16384, 65536, 262144}) {
@@ -302,6 +331,8 @@ int main(int argc, char** argv) {
         if (bench.selected("index_gather")) run_index_gather(bench, world, updates, table);
         if (bench.selected("randperm"))
           run_randperm(bench, world, settings.quick ? 20'000 : 1'000'000);
+        if (bench.selected("permute_matrix"))
+          run_permute(bench, world, settings.quick ? 2'000 : 100'000);
         if (bench.selected("transpose_matrix"))
           run_transpose(bench, world, settings.quick ? 2'000 : 100'000);
       }
