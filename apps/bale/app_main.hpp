@@ -47,6 +47,18 @@ inline void add_common_options(CLI::App& app, common_options& options) {
       ->delimiter(',');
 }
 
+/// The options of the matrix apps: the matrix's size.
+struct matrix_options {
+  std::int64_t rows = 100'000;
+  std::int64_t nonzeros = 10;
+};
+
+/// Adds --rows and --nonzeros to `app`.
+inline void add_matrix_options(CLI::App& app, matrix_options& options) {
+  app.add_option("--rows", options.rows, "rows per PE")->check(positive());
+  app.add_option("--nonzeros", options.nonzeros, "nonzeros per row")->check(positive());
+}
+
 /// Parses the command line; the exit code when the program should end now (after --help, or a
 /// bad command line, which PE 0 reports).
 inline std::optional<int> parse_command_line(CLI::App& app, const troupe::pgas::world& world,

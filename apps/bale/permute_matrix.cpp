@@ -5,15 +5,13 @@
 int main(int argc, char** argv) {
   troupe::pgas::world world{argc, argv};
   CLI::App app{"permute-matrix: a sparse matrix with permuted rows and columns"};
-  std::int64_t rows = 100'000;
-  std::int64_t nonzeros = 10;
+  bale::matrix_options size;
   bale::common_options common;
-  app.add_option("--rows", rows, "rows per PE")->check(bale::positive());
-  app.add_option("--nonzeros", nonzeros, "nonzeros per row")->check(bale::positive());
+  bale::add_matrix_options(app, size);
   bale::add_common_options(app, common);
   if (auto code = bale::parse_command_line(app, world, argc, argv)) return *code;
-  const auto matrix = bale::random_matrix(world, rows, nonzeros, common.seed);
-  const std::int64_t all_rows = rows * world.npes();
+  const auto matrix = bale::random_matrix(world, size.rows, size.nonzeros, common.seed);
+  const std::int64_t all_rows = size.rows * world.npes();
   const auto row_map = bale::cyclic_permutation(world, all_rows, common.seed + 1);
   const auto column_map = bale::cyclic_permutation(world, all_rows, common.seed + 2);
   const auto row_back = bale::cyclic_permutation(world, all_rows, common.seed + 1, true);

@@ -5,14 +5,12 @@
 int main(int argc, char** argv) {
   troupe::pgas::world world{argc, argv};
   CLI::App app{"transpose-matrix: the transpose of a random sparse matrix"};
-  std::int64_t rows = 100'000;
-  std::int64_t nonzeros = 10;
+  bale::matrix_options size;
   bale::common_options common;
-  app.add_option("--rows", rows, "rows per PE")->check(bale::positive());
-  app.add_option("--nonzeros", nonzeros, "nonzeros per row")->check(bale::positive());
+  bale::add_matrix_options(app, size);
   bale::add_common_options(app, common);
   if (auto code = bale::parse_command_line(app, world, argc, argv)) return *code;
-  const auto matrix = bale::random_matrix(world, rows, nonzeros, common.seed);
+  const auto matrix = bale::random_matrix(world, size.rows, size.nonzeros, common.seed);
   bale::sparse_rows transposed;
   return bale::run_forms(
       world, "transpose", static_cast<std::int64_t>(matrix.cols.size()), common.forms, [&] {

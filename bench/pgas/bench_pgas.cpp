@@ -222,16 +222,22 @@ void run_randperm(pgas_bench& bench, pgas::world& world, std::int64_t items) {
   bench.compare(world, rows);
 }
 
+// The rows of a matrix kernel's comparison, forms still to add.
+comparison matrix_comparison(const std::string& benchmark, const pgas::world& world,
+                             std::int64_t rows_per_pe, const bale::sparse_rows& matrix) {
+  return comparison{.benchmark = benchmark,
+                    .parameters = "pes=" + std::to_string(world.npes()) +
+                                  ";rows=" + std::to_string(rows_per_pe) + ";nonzeros_per_row=10",
+                    .metric = "nonzeros/s/PE",
+                    .per_pe = static_cast<double>(matrix.cols.size()),
+                    .forms = {},
+                    .ratios = form_ratios};
+}
+
 void run_transpose(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_pe) {
   auto matrix = std::make_shared<bale::sparse_rows>(bale::random_matrix(world, rows_per_pe, 10, 1));
   auto transposed = std::make_shared<bale::sparse_rows>();
-  comparison rows{.benchmark = "transpose_matrix",
-                  .parameters = "pes=" + std::to_string(world.npes()) +
-                                ";rows=" + std::to_string(rows_per_pe) + ";nonzeros_per_row=10",
-                  .metric = "nonzeros/s/PE",
-                  .per_pe = static_cast<double>(matrix->cols.size()),
-                  .forms = {},
-                  .ratios = form_ratios};
+  comparison rows = matrix_comparison("transpose_matrix", world, rows_per_pe, *matrix);
   for (bale::form how : bale::all_forms)
     rows.forms.push_back({variant_of(how),
                           [how, matrix, transposed](pgas::world& w) {
@@ -257,13 +263,7 @@ void run_permute(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_pe
   auto column_of =
       std::make_shared<std::vector<std::int64_t>>(bale::whole_permutation(all_rows, 3));
   auto permuted = std::make_shared<bale::sparse_rows>();
-  comparison rows{.benchmark = "permute_matrix",
-                  .parameters = "pes=" + std::to_string(world.npes()) +
-                                ";rows=" + std::to_string(rows_per_pe) + ";nonzeros_per_row=10",
-                  .metric = "nonzeros/s/PE",
-                  .per_pe = static_cast<double>(matrix->cols.size()),
-                  .forms = {},
-                  .ratios = form_ratios};
+  comparison rows = matrix_comparison("permute_matrix", world, rows_per_pe, *matrix);
   for (bale::form how : bale::all_forms)
     rows.forms.push_back({variant_of(how),
                           [how, matrix, row_map, column_map, permuted](pgas::world& w) {
