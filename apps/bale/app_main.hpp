@@ -80,10 +80,8 @@ struct kernel_run {
 /// Parses `--forms`, runs and checks each form, prints one line each on PE 0. Returns the exit
 /// code: 0 when every check passed.
 inline int run_forms(troupe::pgas::world& world, const std::string& kernel, std::int64_t per_pe,
-                     const std::vector<std::string>& form_names,
-                     const std::function<kernel_run(void)>& make) {
+                     const std::vector<std::string>& form_names, const kernel_run& work) {
   int status = 0;
-  kernel_run work = make();
   for (const std::string& text : form_names) {
     const form how = form_named(text);
     world.barrier();

@@ -14,24 +14,24 @@ int main(int argc, char** argv) {
   if (auto code = bale::parse_command_line(app, world, argc, argv)) return *code;
   const auto mine = bale::histogram_updates(world, updates, table, common.seed);
   std::vector<std::int64_t> slots(static_cast<std::size_t>(table), 0);
-  return bale::run_forms(world, "histogram", updates, common.forms, [&] {
-    return bale::kernel_run{
-        [&](troupe::pgas::world& w, bale::form how) {
-          std::fill(slots.begin(), slots.end(), 0);
-          bale::histogram(w, how, mine, slots);
-        },
-        [&](troupe::pgas::world& w, bale::form how) -> std::string {
-          // Against the sequential reference, where the whole table is small enough.
-          if (table * w.npes() <= 50'000'000) {
-            const auto whole = bale::histogram_reference(w.npes(), updates, table, common.seed);
-            std::int64_t wrong = 0;
-            for (std::int64_t l = 0; l < table; ++l)
-              wrong += slots[static_cast<std::size_t>(l)] !=
-                       whole[static_cast<std::size_t>(l * w.npes() + w.pe())];
-            if (w.all_reduce(wrong) != 0)
-              return std::to_string(wrong) + " slots differ from the sequential reference";
-          }
-          return bale::check_histogram(w, how, mine, table);
-        }};
-  });
+  return bale::run_forms(
+      world, "histogram", updates, common.forms,
+      bale::kernel_run{
+          [&](troupe::pgas::world& w, bale::form how) {
+            std::fill(slots.begin(), slots.end(), 0);
+            bale::histogram(w, how, mine, slots);
+          },
+          [&](troupe::pgas::world& w, bale::form how) -> std::string {
+            // Against the sequential reference, where the whole table is small enough.
+            if (table * w.npes() <= 50'000'000) {
+              const auto whole = bale::histogram_reference(w.npes(), updates, table, common.seed);
+              std::int64_t wrong = 0;
+              for (std::int64_t l = 0; l < table; ++l)
+                wrong += slots[static_cast<std::size_t>(l)] !=
+                         whole[static_cast<std::size_t>(l * w.npes() + w.pe())];
+              if (w.all_reduce(wrong) != 0)
+                return std::to_string(wrong) + " slots differ from the sequential reference";
+            }
+            return bale::check_histogram(w, how, mine, table);
+          }});
 }

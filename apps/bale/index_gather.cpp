@@ -15,15 +15,15 @@ int main(int argc, char** argv) {
   const auto values = bale::gather_table(world, table);
   const auto indices = bale::gather_reads(world, reads, table, common.seed);
   std::vector<std::int64_t> target;
-  return bale::run_forms(world, "index-gather", reads, common.forms, [&] {
-    return bale::kernel_run{[&](troupe::pgas::world& w, bale::form how) {
-                              bale::index_gather(w, how, indices, values, target);
-                            },
-                            [&](troupe::pgas::world& w, bale::form) -> std::string {
-                              const std::string wrong = bale::check_gather(indices, target);
-                              return w.all_reduce(std::int64_t{!wrong.empty()}) == 0
-                                         ? std::string{}
-                                         : (wrong.empty() ? "another PE read wrong values" : wrong);
-                            }};
-  });
+  return bale::run_forms(
+      world, "index-gather", reads, common.forms,
+      bale::kernel_run{[&](troupe::pgas::world& w, bale::form how) {
+                         bale::index_gather(w, how, indices, values, target);
+                       },
+                       [&](troupe::pgas::world& w, bale::form) -> std::string {
+                         const std::string wrong = bale::check_gather(indices, target);
+                         return w.all_reduce(std::int64_t{!wrong.empty()}) == 0
+                                    ? std::string{}
+                                    : (wrong.empty() ? "another PE read wrong values" : wrong);
+                       }});
 }

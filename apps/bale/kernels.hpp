@@ -79,6 +79,16 @@ struct sparse_rows {
   bool operator==(const sparse_rows&) const = default;
 };
 
+/// One nonzero on its way to the PE that owns its row: the row's local index there, the column.
+struct matrix_entry {
+  std::int64_t row;
+  std::int64_t col;
+};
+
+/// `rows` rows of a matrix of `columns` columns from its nonzeros, in any order.
+sparse_rows rows_from_entries(std::int64_t columns, std::size_t rows,
+                              std::span<const matrix_entry> entries);
+
 /// An Erdős–Rényi ("flat") matrix: each row has `nonzeros_per_row` distinct random columns.
 sparse_rows random_matrix(const troupe::pgas::world& world, std::int64_t rows_per_pe,
                           std::int64_t nonzeros_per_row, std::uint64_t seed);

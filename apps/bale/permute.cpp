@@ -21,23 +21,6 @@ struct hop {
   std::int64_t value;  // first hop: the new row; second: the new column
 };
 
-// Rows from (local row, column) pairs, columns sorted within each row.
-sparse_rows gather_rows(std::int64_t columns, std::size_t rows, std::vector<hop>& entries) {
-  sparse_rows result;
-  result.columns = columns;
-  result.offsets.assign(rows + 1, 0);
-  for (const hop& each : entries) ++result.offsets[static_cast<std::size_t>(each.index) + 1];
-  std::partial_sum(result.offsets.begin(), result.offsets.end(), result.offsets.begin());
-  result.cols.resize(entries.size());
-  std::vector<std::int64_t> next(result.offsets.begin(), result.offsets.end() - 1);
-  for (const hop& each : entries)
-    result.cols[static_cast<std::size_t>(next[static_cast<std::size_t>(each.index)]++)] =
-        each.value;
-  for (std::size_t r = 0; r < rows; ++r)
-    std::sort(result.cols.begin() + result.offsets[r], result.cols.begin() + result.offsets[r + 1]);
-  return result;
-}
-
 }  // namespace
 
 std::vector<std::int64_t> whole_permutation(std::int64_t count, std::uint64_t seed) {
@@ -66,7 +49,7 @@ sparse_rows permute(pgas::world& world, form how, const sparse_rows& matrix,
                     std::span<const std::int64_t> rows, std::span<const std::int64_t> columns) {
   const std::int64_t npes = world.npes();
   const std::size_t local_rows = matrix.rows();
-  std::vector<hop> received;
+  std::vector<matrix_entry> received;
   switch (how) {
     case form::selector: {
       pgas::selector<2, hop>* self = nullptr;
@@ -77,7 +60,9 @@ sparse_rows permute(pgas::world& world, form how, const sparse_rows& matrix,
              self->send(1, static_cast<int>(new_row % npes),
                         hop{new_row / npes, columns[static_cast<std::size_t>(first.index)]});
            },
-           [&](const hop& second, int) { received.push_back(second); }}};
+           [&](const hop& second, int) {
+             received.push_back({second.index, second.value});
+           }}};
       self = &moves;
       for (std::size_t l = 0; l < local_rows; ++l)
         for (std::int64_t k = matrix.offsets[l]; k < matrix.offsets[l + 1]; ++k) {
@@ -91,7 +76,7 @@ sparse_rows permute(pgas::world& world, form how, const sparse_rows& matrix,
     case form::lambda: {
       struct state {
         std::span<const std::int64_t> columns;
-        std::vector<hop>* received;
+        std::vector<matrix_entry>* received;
       } here{columns, &received};
       using actor_type = pgas::lambda_actor<state>;
       actor_type moves{world, here};
@@ -166,7 +151,7 @@ sparse_rows permute(pgas::world& world, form how, const sparse_rows& matrix,
       return result;
     }
   }
-  return gather_rows(matrix.columns, local_rows, received);
+  return rows_from_entries(matrix.columns, local_rows, received);
 }
 
 std::string check_permuted(pgas::world& world, const sparse_rows& matrix,

@@ -20,20 +20,19 @@ int main(int argc, char** argv) {
   const auto column_of = bale::whole_permutation(all_rows, common.seed + 2);
   bale::sparse_rows permuted;
   return bale::run_forms(
-      world, "permute-matrix", static_cast<std::int64_t>(matrix.cols.size()), common.forms, [&] {
-        return bale::kernel_run{[&](troupe::pgas::world& w, bale::form how) {
-                                  permuted = bale::permute(w, how, matrix, row_map, column_map);
-                                },
-                                [&](troupe::pgas::world& w, bale::form how) -> std::string {
-                                  // B is A mapped sequentially, and permuting back gives A.
-                                  const std::string wrong =
-                                      bale::check_permuted(w, matrix, permuted, row_of, column_of);
-                                  if (!wrong.empty()) return wrong;
-                                  const bool same = bale::permute(w, how, permuted, row_back,
-                                                                  column_back) == matrix;
-                                  return w.all_reduce(std::int64_t{!same}) == 0
-                                             ? std::string{}
-                                             : "permuting back did not give the matrix";
-                                }};
-      });
+      world, "permute-matrix", static_cast<std::int64_t>(matrix.cols.size()), common.forms,
+      bale::kernel_run{[&](troupe::pgas::world& w, bale::form how) {
+                         permuted = bale::permute(w, how, matrix, row_map, column_map);
+                       },
+                       [&](troupe::pgas::world& w, bale::form how) -> std::string {
+                         // B is A mapped sequentially, and permuting back gives A.
+                         const std::string wrong =
+                             bale::check_permuted(w, matrix, permuted, row_of, column_of);
+                         if (!wrong.empty()) return wrong;
+                         const bool same =
+                             bale::permute(w, how, permuted, row_back, column_back) == matrix;
+                         return w.all_reduce(std::int64_t{!same}) == 0
+                                    ? std::string{}
+                                    : "permuting back did not give the matrix";
+                       }});
 }

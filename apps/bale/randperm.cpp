@@ -11,12 +11,12 @@ int main(int argc, char** argv) {
   bale::add_common_options(app, common);
   if (auto code = bale::parse_command_line(app, world, argc, argv)) return *code;
   std::vector<std::int64_t> part;
-  return bale::run_forms(world, "randperm", items, common.forms, [&] {
-    return bale::kernel_run{[&](troupe::pgas::world& w, bale::form how) {
-                              part = bale::random_permutation(w, how, items, common.seed);
-                            },
-                            [&](troupe::pgas::world& w, bale::form) {
-                              return bale::check_permutation(w, part, items);
-                            }};
-  });
+  return bale::run_forms(world, "randperm", items, common.forms,
+                         bale::kernel_run{[&](troupe::pgas::world& w, bale::form how) {
+                                            part = bale::random_permutation(w, how, items,
+                                                                            common.seed);
+                                          },
+                                          [&](troupe::pgas::world& w, bale::form) {
+                                            return bale::check_permutation(w, part, items);
+                                          }});
 }

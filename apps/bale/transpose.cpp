@@ -12,30 +12,22 @@ namespace bale {
 
 namespace pgas = troupe::pgas;
 
-namespace {
-
-struct entry {
-  std::int64_t row;  // local row at the receiver
-  std::int64_t col;
-};
-
-// Rows from (row, col) pairs: a counting sort by row, columns sorted within each row.
-sparse_rows from_entries(std::int64_t columns, std::size_t rows, std::vector<entry>& entries) {
+// A counting sort by row, columns sorted within each row.
+sparse_rows rows_from_entries(std::int64_t columns, std::size_t rows,
+                              std::span<const matrix_entry> entries) {
   sparse_rows result;
   result.columns = columns;
   result.offsets.assign(rows + 1, 0);
-  for (const entry& each : entries) ++result.offsets[static_cast<std::size_t>(each.row) + 1];
+  for (const matrix_entry& each : entries) ++result.offsets[static_cast<std::size_t>(each.row) + 1];
   for (std::size_t r = 0; r < rows; ++r) result.offsets[r + 1] += result.offsets[r];
   result.cols.resize(entries.size());
   std::vector<std::int64_t> next(result.offsets.begin(), result.offsets.end() - 1);
-  for (const entry& each : entries)
+  for (const matrix_entry& each : entries)
     result.cols[static_cast<std::size_t>(next[static_cast<std::size_t>(each.row)]++)] = each.col;
   for (std::size_t r = 0; r < rows; ++r)
     std::sort(result.cols.begin() + result.offsets[r], result.cols.begin() + result.offsets[r + 1]);
   return result;
 }
-
-}  // namespace
 
 sparse_rows random_matrix(const pgas::world& world, std::int64_t rows_per_pe,
                           std::int64_t nonzeros_per_row, std::uint64_t seed) {
@@ -66,28 +58,29 @@ sparse_rows transpose(pgas::world& world, form how, const sparse_rows& matrix) {
         visit(matrix.cols[static_cast<std::size_t>(k)], global_row);
     }
   };
-  std::vector<entry> received;
+  std::vector<matrix_entry> received;
   switch (how) {
     case form::selector: {
-      pgas::actor<entry> pairs{world, [&](const entry& e, int) { received.push_back(e); }};
+      pgas::actor<matrix_entry> pairs{world,
+                                      [&](const matrix_entry& e, int) { received.push_back(e); }};
       for_each_nonzero([&](std::int64_t col, std::int64_t row) {
-        pairs.send(static_cast<int>(col % npes), entry{col / npes, row});
+        pairs.send(static_cast<int>(col % npes), matrix_entry{col / npes, row});
       });
       pairs.done();
       pairs.wait();
-      return from_entries(matrix.columns, rows, received);
+      return rows_from_entries(matrix.columns, rows, received);
     }
     case form::lambda: {
-      pgas::lambda_actor<std::vector<entry>> pairs{world, received};
+      pgas::lambda_actor<std::vector<matrix_entry>> pairs{world, received};
       for_each_nonzero([&](std::int64_t col, std::int64_t row) {
         const std::int64_t local = col / npes;
-        pairs.send(static_cast<int>(col % npes), [local, row](std::vector<entry>& into) {
+        pairs.send(static_cast<int>(col % npes), [local, row](std::vector<matrix_entry>& into) {
           into.push_back({local, row});
         });
       });
       pairs.done();
       pairs.wait();
-      return from_entries(matrix.columns, rows, received);
+      return rows_from_entries(matrix.columns, rows, received);
     }
     case form::rma: {
       // 1: count the nonzeros of each transposed row, remotely.

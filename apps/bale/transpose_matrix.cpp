@@ -13,16 +13,15 @@ int main(int argc, char** argv) {
   const auto matrix = bale::random_matrix(world, size.rows, size.nonzeros, common.seed);
   bale::sparse_rows transposed;
   return bale::run_forms(
-      world, "transpose", static_cast<std::int64_t>(matrix.cols.size()), common.forms, [&] {
-        return bale::kernel_run{[&](troupe::pgas::world& w, bale::form how) {
-                                  transposed = bale::transpose(w, how, matrix);
-                                },
-                                [&](troupe::pgas::world& w, bale::form how) -> std::string {
-                                  // Transposing twice gives back the input.
-                                  const bool same = bale::transpose(w, how, transposed) == matrix;
-                                  return w.all_reduce(std::int64_t{!same}) == 0
-                                             ? std::string{}
-                                             : "transposing twice did not give back the matrix";
-                                }};
-      });
+      world, "transpose", static_cast<std::int64_t>(matrix.cols.size()), common.forms,
+      bale::kernel_run{[&](troupe::pgas::world& w, bale::form how) {
+                         transposed = bale::transpose(w, how, matrix);
+                       },
+                       [&](troupe::pgas::world& w, bale::form how) -> std::string {
+                         // Transposing twice gives back the input.
+                         const bool same = bale::transpose(w, how, transposed) == matrix;
+                         return w.all_reduce(std::int64_t{!same}) == 0
+                                    ? std::string{}
+                                    : "transposing twice did not give back the matrix";
+                       }});
 }

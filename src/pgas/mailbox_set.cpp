@@ -67,7 +67,7 @@ void mailbox_set::settle() noexcept {
                        "job so that no PE waits for this one");
   // Nothing is lost: leaving scope means done() on this PE, then waiting for the others.
   try {
-    mark_roots_done("destructor");
+    mark_roots_done();
     wait_terminated();
   } catch (const std::exception& failure) {
     engine_->abort_job(name() + " could not finish in its destructor: " + failure.what());
@@ -151,7 +151,7 @@ void mailbox_set::mark_done(const char* call, std::size_t mailbox) {
   engine_->flush();
 }
 
-void mailbox_set::mark_roots_done(const char*) {
+void mailbox_set::mark_roots_done() {
   for (std::size_t m = 0; m < done_.size(); ++m)
     if (predecessors_[m].empty()) done_[m] = true;
   engine_->flush();

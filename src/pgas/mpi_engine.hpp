@@ -2,7 +2,6 @@
 
 #include <mpi.h>
 
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -47,7 +46,7 @@ class mpi_engine final : public engine {
   std::vector<buffer> receives_;  // posted in this order; matched in this order
   std::size_t next_receive_ = 0;
   std::vector<std::unique_ptr<std::byte[]>> current_;  // out_[d].data lives here
-  std::deque<buffer> in_flight_;
+  std::vector<buffer> in_flight_;
   std::vector<std::unique_ptr<std::byte[]>> spare_;
   std::vector<mailbox_set*> selectors_;
   bool progressing_ = false;

@@ -70,7 +70,7 @@ class lambda_actor : public detail::mailbox_set {
   }
 
   /// No more lambdas from this PE's code outside the handlers.
-  void done() { mark_roots_done("done"); }
+  void done() { mark_roots_done(); }
   /// Lets this PE's lambdas run; sends partial buffers when there is nothing to receive.
   void yield() { yield_now(); }
   /// Blocks, running lambdas, until the actor has terminated on every PE.

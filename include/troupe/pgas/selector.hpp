@@ -58,7 +58,7 @@ class selector : public detail::mailbox_set {
   }
 
   /// done() on every mailbox without predecessors.
-  void done() { mark_roots_done("done"); }
+  void done() { mark_roots_done(); }
 
   /// Lets this PE's handlers run; sends partial buffers when there is nothing to receive.
   void yield() { yield_now(); }

@@ -74,7 +74,7 @@ class mailbox_set {
   /// Marks `mailbox` done on this PE: no more messages from outside the handlers.
   void mark_done(const char* call, std::size_t mailbox);
   /// Marks every mailbox without predecessors done.
-  void mark_roots_done(const char* call);
+  void mark_roots_done();
   /// Runs progress until the selector has terminated everywhere.
   void wait_terminated();
   /// Completes once the selector has terminated everywhere (progress makes it so).
