@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "graphs.hpp"
 #include "kernels.hpp"
 #include "troupe/pgas/world.hpp"
 
@@ -57,6 +58,36 @@ struct matrix_options {
 inline void add_matrix_options(CLI::App& app, matrix_options& options) {
   app.add_option("--rows", options.rows, "rows per PE")->check(positive());
   app.add_option("--nonzeros", options.nonzeros, "nonzeros per row")->check(positive());
+}
+
+/// The options of the graph apps: which random graph, and its size.
+struct graph_options {
+  std::string model = "flat";
+  std::int64_t rows = 10'000;
+  std::int64_t nonzeros = 35;
+  std::vector<std::int64_t> stars;  // kronecker only; derived from rows and nonzeros if empty
+
+  /// The graph these options describe, on `npes` PEs.
+  graph_spec spec(int npes, std::uint64_t seed) const {
+    graph_spec result{graph_model_named(model), rows * npes, nonzeros, stars, seed};
+    if (result.model == graph_model::kronecker && result.stars.empty())
+      result.stars = kronecker_stars(result.vertices, nonzeros);
+    return result;
+  }
+};
+
+/// Adds --graph, --rows, --nonzeros and --stars to `app`.
+inline void add_graph_options(CLI::App& app, graph_options& options) {
+  app.add_option("--graph", options.model, "random graph: flat (Erdős–Rényi), geometric, kronecker")
+      ->check(CLI::IsMember({"flat", "geometric", "kronecker"}));
+  app.add_option("--rows", options.rows, "vertices (rows) per PE; kronecker: about")
+      ->check(positive());
+  app.add_option("--nonzeros", options.nonzeros, "mean degree (nonzeros per row); kronecker: about")
+      ->check(positive());
+  app.add_option("--stars", options.stars,
+                 "kronecker: the star sizes m of the factors K_{1,m} (fixes the size)")
+      ->check(positive())
+      ->delimiter(',');
 }
 
 /// Parses the command line; the exit code when the program should end now (after --help, or a
