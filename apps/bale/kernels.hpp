@@ -4,6 +4,7 @@
 // apps in this folder and bench/pgas run them.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -122,6 +123,76 @@ std::string check_permuted(troupe::pgas::world& world, const sparse_rows& matrix
 /// `columns` this PE's cyclic parts of the two permutations.
 sparse_rows permute(troupe::pgas::world& world, form how, const sparse_rows& matrix,
                     std::span<const std::int64_t> rows, std::span<const std::int64_t> columns);
+
+// -- toposort: the row and column permutations that make a permuted triangular matrix triangular
+
+/// This PE's rows of a random upper-triangular matrix of rows_per_pe * npes rows, with a full
+/// diagonal and up to `nonzeros_per_row` - 1 random nonzeros right of it per row, whose rows
+/// and columns were then randomly permuted.
+sparse_rows toposort_input(troupe::pgas::world& world, std::int64_t rows_per_pe,
+                           std::int64_t nonzeros_per_row, std::uint64_t seed);
+
+/// This PE's cyclic parts of the two permutations that toposort finds, in the form that
+/// permute() takes: row l * npes + pe moves to rows[l], column l * npes + pe to columns[l].
+struct toposort_permutations {
+  std::vector<std::int64_t> rows;
+  std::vector<std::int64_t> columns;
+};
+
+/// Permutations that make the matrix upper-triangular with a full diagonal: `matrix` holds
+/// this PE's rows, `transposed` those of its transpose. Rows that can never be placed (the
+/// matrix is no permuted triangular one) keep the position -1.
+toposort_permutations toposort(troupe::pgas::world& world, form how, const sparse_rows& matrix,
+                               const sparse_rows& transposed);
+
+/// Empty when `order` holds two permutations that make the matrix upper-triangular with a full
+/// diagonal; else the first thing wrong, the same text on every PE.
+std::string check_toposort(troupe::pgas::world& world, const sparse_rows& matrix,
+                           const toposort_permutations& order);
+
+// -- triangle counting: the triangles of an undirected graph, from its lower triangle L -------
+
+/// Calls visit(a_index, b_index) for every value that the sorted sequences `a` and `b` share.
+/// A merge when their lengths are alike; binary searches of the longer when one is much shorter
+/// (a short row against a hub's).
+template <class Visit>
+void for_each_common(std::span<const std::int64_t> a, std::span<const std::int64_t> b,
+                     Visit&& visit) {
+  if (a.size() * 8 < b.size() || b.size() * 8 < a.size()) {
+    const bool a_shorter = a.size() < b.size();
+    const auto shorter = a_shorter ? a : b;
+    const auto longer = a_shorter ? b : a;
+    auto from = longer.begin();
+    for (std::size_t s = 0; s < shorter.size(); ++s) {
+      from = std::lower_bound(from, longer.end(), shorter[s]);
+      if (from == longer.end()) return;
+      if (*from != shorter[s]) continue;
+      const auto l = static_cast<std::size_t>(from - longer.begin());
+      if (a_shorter)
+        visit(s, l);
+      else
+        visit(l, s);
+    }
+    return;
+  }
+  for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    if (a[i] < b[j]) {
+      ++i;
+    } else if (b[j] < a[i]) {
+      ++j;
+    } else {
+      visit(i++, j++);
+    }
+  }
+}
+
+/// The triangles of the graph whose lower triangle L has this PE's rows in `lower` (row v holds
+/// the neighbours w < v), the same on every PE: the sum over the nonzeros L[i][j] of the columns
+/// that rows i and j share, each triangle i > j > k counted once, at its edge (i, j).
+std::int64_t triangles(troupe::pgas::world& world, form how, const sparse_rows& lower);
+
+/// The same count, sequentially, from every row of L (lower_triangle(spec, 0, 1)).
+std::int64_t triangles_reference(const sparse_rows& lower);
 
 // -- sequential references -------------------------------------------------------------------
 

@@ -1,5 +1,8 @@
 #include "graph_common.hpp"
 
+#include <cmath>
+#include <limits>
+
 namespace graph {
 
 bale::sparse_rows whole_adjacency(const bale::graph_spec& spec) {
@@ -28,6 +31,24 @@ bale::sparse_rows whole_adjacency(const bale::graph_spec& spec) {
       whole.cols[static_cast<std::size_t>(next[w]++)] = static_cast<std::int64_t>(v);
     }
   return whole;
+}
+
+mismatch worst_over_pes(troupe::pgas::world& world, const mismatch& mine) {
+  using reduction = troupe::pgas::world::reduction;
+  // NaN compares false with everything: count it as the worst error there is.
+  const double error =
+      std::isnan(mine.error) ? std::numeric_limits<double>::infinity() : mine.error;
+  const double largest = world.all_reduce(error, reduction::max);
+  const int holder = world.all_reduce(error == largest ? world.pe() : world.npes(), reduction::min);
+  // Only the holder contributes to the sums below, so they carry its values unchanged.
+  const bool here = world.pe() == holder;
+  mismatch worst;
+  worst.error = largest;
+  worst.vertex = world.all_reduce(here ? mine.vertex : std::int64_t{0});
+  worst.neighbour = world.all_reduce(here ? mine.neighbour : std::int64_t{0});
+  worst.found = world.all_reduce(here ? mine.found : 0.0);
+  worst.expected = world.all_reduce(here ? mine.expected : 0.0);
+  return worst;
 }
 
 }  // namespace graph

@@ -12,7 +12,11 @@
 #include <vector>
 
 #include "common/harness.hpp"
+#include "graph_common.hpp"
+#include "jaccard.hpp"
 #include "kernels.hpp"
+#include "pagerank.hpp"
+#include "triangle_centrality.hpp"
 #include "troupe/pgas.hpp"
 
 namespace {
@@ -54,9 +58,11 @@ class pgas_bench {
   void compare(pgas::world& world, const comparison& what) {
     std::vector<measurement> measured(what.forms.size());
     for (std::size_t f = 0; f < what.forms.size(); ++f) measured[f].variant = what.forms[f].variant;
-    // Forms alternate run by run, so drift on the machine hits them alike.
+    // Forms alternate run by run, so drift on the machine hits them alike, and each repetition
+    // starts with the next form, so none always runs right after the slow one-sided form.
     for (int repetition = 0; repetition < options_.warmup + options_.runs; ++repetition) {
-      for (std::size_t f = 0; f < what.forms.size(); ++f) {
+      for (std::size_t turn = 0; turn < what.forms.size(); ++turn) {
+        const std::size_t f = (turn + static_cast<std::size_t>(repetition)) % what.forms.size();
         if (!measured[f].ok) continue;
         world.barrier();
         const double start = MPI_Wtime();
@@ -280,6 +286,123 @@ void run_permute(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_pe
   bench.compare(world, rows);
 }
 
+void run_toposort(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_pe) {
+  auto matrix =
+      std::make_shared<bale::sparse_rows>(bale::toposort_input(world, rows_per_pe, 10, 1));
+  // Input, as in bale: the kernel reads each column's rows from the transpose.
+  auto transposed =
+      std::make_shared<bale::sparse_rows>(bale::transpose(world, bale::form::selector, *matrix));
+  auto order = std::make_shared<bale::toposort_permutations>();
+  comparison rows = matrix_comparison("toposort", world, rows_per_pe, *matrix);
+  // Rows near the triangle's end are short, so the PEs' counts differ a little: the mean.
+  rows.per_pe =
+      static_cast<double>(world.all_reduce(static_cast<std::int64_t>(matrix->cols.size()))) /
+      world.npes();
+  for (bale::form how : bale::all_forms)
+    rows.forms.push_back(
+        {variant_of(how),
+         [how, matrix, transposed, order](pgas::world& w) {
+           *order = bale::toposort(w, how, *matrix, *transposed);
+         },
+         [matrix, order](pgas::world& w) { return bale::check_toposort(w, *matrix, *order); }});
+  bench.compare(world, rows);
+}
+
+// The graph kernels' input: a flat (Erdős–Rényi) graph of mean degree 35, as the apps' default.
+bale::graph_spec graph_input(const pgas::world& world, std::int64_t rows_per_pe) {
+  return bale::graph_spec{bale::graph_model::flat, rows_per_pe * world.npes(), 35, {}, 1};
+}
+
+// The rows of a graph kernel's comparison, forms still to add; `per_pe` in edges of the graph.
+comparison graph_comparison(const std::string& benchmark, const pgas::world& world,
+                            std::int64_t rows_per_pe, const std::string& more, double per_pe) {
+  return comparison{.benchmark = benchmark,
+                    .parameters = "pes=" + std::to_string(world.npes()) + ";rows=" +
+                                  std::to_string(rows_per_pe) + ";degree=35;graph=flat" + more,
+                    .metric = "edges/s/PE",
+                    .per_pe = per_pe,
+                    .forms = {},
+                    .ratios = form_ratios};
+}
+
+// The mean over PEs of this PE's edges of L.
+double edges_per_pe(pgas::world& world, const bale::sparse_rows& lower) {
+  return static_cast<double>(world.all_reduce(static_cast<std::int64_t>(lower.cols.size()))) /
+         world.npes();
+}
+
+void run_jaccard(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_pe) {
+  const auto spec = graph_input(world, rows_per_pe);
+  const auto lower = bale::lower_triangle(world, spec);
+  const auto adjacency = bale::adjacency(world, lower);
+  // The sequential reference once, untimed: every run is checked against it.
+  const auto expected =
+      graph::jaccard_reference(graph::whole_adjacency(spec), world.pe(), world.npes());
+  std::vector<double> values;
+  comparison rows = graph_comparison("jaccard", world, rows_per_pe, "", edges_per_pe(world, lower));
+  for (bale::form how : bale::all_forms)
+    rows.forms.push_back(
+        {variant_of(how),
+         [&, how](pgas::world& w) { values = graph::jaccard(w, how, lower, adjacency); },
+         [&](pgas::world& w) { return graph::check_jaccard(w, lower, values, expected); }});
+  bench.compare(world, rows);
+}
+
+void run_pagerank(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_pe) {
+  constexpr std::int64_t iterations = 20;
+  const auto spec = graph_input(world, rows_per_pe);
+  const auto lower = bale::lower_triangle(world, spec);
+  const auto adjacency = bale::adjacency(world, lower);
+  const auto reference = graph::pagerank_reference(graph::whole_adjacency(spec), iterations);
+  std::vector<double> ranks;
+  // Edges per iteration, times the iterations.
+  comparison rows =
+      graph_comparison("pagerank", world, rows_per_pe, ";iterations=" + std::to_string(iterations),
+                       edges_per_pe(world, lower) * iterations);
+  for (bale::form how : bale::all_forms)
+    rows.forms.push_back(
+        {variant_of(how),
+         [&, how](pgas::world& w) { ranks = graph::pagerank(w, how, adjacency, iterations); },
+         [&](pgas::world& w) { return graph::check_pagerank(w, ranks, reference); }});
+  bench.compare(world, rows);
+}
+
+void run_triangles(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_pe) {
+  const auto spec = graph_input(world, rows_per_pe);
+  const auto lower = bale::lower_triangle(world, spec);
+  // The sequential count once, untimed, on PE 0 alone (it draws the whole graph).
+  const std::int64_t expected = world.all_reduce(
+      world.pe() == 0 ? bale::triangles_reference(bale::lower_triangle(spec, 0, 1)) : 0);
+  std::int64_t counted = 0;
+  comparison rows =
+      graph_comparison("triangles", world, rows_per_pe, "", edges_per_pe(world, lower));
+  for (bale::form how : bale::all_forms)
+    rows.forms.push_back(
+        {variant_of(how), [&, how](pgas::world& w) { counted = bale::triangles(w, how, lower); },
+         [&](pgas::world&) {
+           return counted == expected
+                      ? std::string{}
+                      : "counted " + std::to_string(counted) +
+                            " triangles, the sequential count is " + std::to_string(expected);
+         }});
+  bench.compare(world, rows);
+}
+
+void run_triangle_centrality(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_pe) {
+  const auto spec = graph_input(world, rows_per_pe);
+  const auto lower = bale::lower_triangle(world, spec);
+  const auto reference = graph::triangle_centrality_reference(graph::whole_adjacency(spec));
+  graph::triangle_centrality_result result;
+  comparison rows =
+      graph_comparison("triangle_centrality", world, rows_per_pe, "", edges_per_pe(world, lower));
+  for (bale::form how : bale::all_forms)
+    rows.forms.push_back(
+        {variant_of(how),
+         [&, how](pgas::world& w) { result = graph::triangle_centrality(w, how, lower); },
+         [&](pgas::world& w) { return graph::check_triangle_centrality(w, result, reference); }});
+  bench.compare(world, rows);
+}
+
 // The aggregation buffer's size, swept on the histogram's selector form: what chose the default.
 void run_buffer_sweep(pgas_bench& bench, std::int64_t updates, std::int64_t table_per_pe) {
   for (std::size_t bytes : {1024, 4096, 16384, 65536, 262144}) {
@@ -304,6 +427,29 @@ void run_buffer_sweep(pgas_bench& bench, std::int64_t updates, std::int64_t tabl
   }
 }
 
+std::string own_usage() {
+  return troupe::bench::usage("pgas") +
+         "  --scale F      divide the work per PE (updates, reads, items, rows) by F, for slow\n"
+         "                 networks; tables keep their size, and the CSV records the sizes run\n";
+}
+
+// Takes --scale out of `arguments`, leaving the harness's options.
+std::int64_t take_scale(std::vector<std::string>& arguments) {
+  std::int64_t scale = 1;
+  std::vector<std::string> rest;
+  for (std::size_t index = 0; index < arguments.size(); ++index) {
+    if (arguments[index] != "--scale") {
+      rest.push_back(arguments[index]);
+      continue;
+    }
+    if (index + 1 >= arguments.size())
+      throw troupe::bench::usage_error("--scale: expected a number after it, found none");
+    scale = troupe::bench::detail::parse_count("--scale", arguments[++index], 1);
+  }
+  arguments = std::move(rest);
+  return scale;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -314,12 +460,21 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &npes);
   int code = 0;
   try {
-    auto settings = troupe::bench::parse_options("pgas", argc, argv);
+    std::vector<std::string> arguments(argv, argv + argc);
+    const std::int64_t scale = take_scale(arguments);
+    std::vector<char*> pointers;
+    for (std::string& each : arguments) pointers.push_back(each.data());
+    auto settings =
+        troupe::bench::parse_options("pgas", static_cast<int>(pointers.size()), pointers.data());
     if (settings.help) {
-      if (pe == 0) std::cout << troupe::bench::usage("pgas");
+      if (pe == 0) std::cout << own_usage();
     } else {
       pgas_bench bench{settings, pe, npes};
-      const std::int64_t updates = settings.quick ? 20'000 : 5'000'000;
+      // The work per PE: the sizes, or the smoke test's, divided by --scale.
+      auto work = [&](std::int64_t full, std::int64_t quick) {
+        return std::max<std::int64_t>(1, (settings.quick ? quick : full) / scale);
+      };
+      const std::int64_t updates = work(5'000'000, 20'000);
       const std::int64_t table = settings.quick ? 1'000 : 10'000;
       if (pe == 0)
         std::printf("bench-pgas: %d PEs, %d warm-up + %d timed runs per form, CSV %s\n\n", npes,
@@ -328,19 +483,21 @@ int main(int argc, char** argv) {
         pgas::world world;
         if (bench.selected("histogram")) run_histogram(bench, world, updates, table);
         if (bench.selected("index_gather")) run_index_gather(bench, world, updates, table);
-        if (bench.selected("randperm"))
-          run_randperm(bench, world, settings.quick ? 20'000 : 1'000'000);
-        if (bench.selected("permute_matrix"))
-          run_permute(bench, world, settings.quick ? 2'000 : 100'000);
-        if (bench.selected("transpose_matrix"))
-          run_transpose(bench, world, settings.quick ? 2'000 : 100'000);
+        if (bench.selected("randperm")) run_randperm(bench, world, work(1'000'000, 20'000));
+        if (bench.selected("permute_matrix")) run_permute(bench, world, work(100'000, 2'000));
+        if (bench.selected("transpose_matrix")) run_transpose(bench, world, work(100'000, 2'000));
+        if (bench.selected("toposort")) run_toposort(bench, world, work(100'000, 2'000));
+        if (bench.selected("triangles")) run_triangles(bench, world, work(10'000, 1'000));
+        if (bench.selected("triangle_centrality"))
+          run_triangle_centrality(bench, world, work(2'000, 500));
+        if (bench.selected("jaccard")) run_jaccard(bench, world, work(2'000, 500));
+        if (bench.selected("pagerank")) run_pagerank(bench, world, work(2'000, 500));
       }
       if (bench.selected("aggregation_buffer")) run_buffer_sweep(bench, updates, table);
       code = bench.finish();
     }
   } catch (const troupe::bench::usage_error& failure) {
-    if (pe == 0)
-      std::cerr << "bench-pgas: " << failure.what() << "\n\n" << troupe::bench::usage("pgas");
+    if (pe == 0) std::cerr << "bench-pgas: " << failure.what() << "\n\n" << own_usage();
     code = 2;
   }
   MPI_Finalize();

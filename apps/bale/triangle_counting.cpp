@@ -1,0 +1,146 @@
+// Triangle counting (bale's triangle kernel, the push variant of L & L·L). A triangle i > j > k
+// of the graph shows at the nonzero L[i][j] as a column k that rows i and j of L share, so the
+// count is the sum over L's nonzeros of |row_i ∩ row_j|, the columns below j only. The actor
+// forms push row i's columns below j to the owner of row j, which counts those its row holds; the
+// one-sided form pulls row j instead, with blocking gets, as bale's OpenSHMEM version does.
+#include <mpi.h>
+
+#include <algorithm>
+
+#include "kernels.hpp"
+#include "rma_window.hpp"
+#include "troupe/pgas.hpp"
+
+namespace bale {
+
+namespace pgas = troupe::pgas;
+
+namespace {
+
+std::span<const std::int64_t> row_of(const sparse_rows& rows, std::size_t local) {
+  const auto start = static_cast<std::size_t>(rows.offsets[local]);
+  const auto end = static_cast<std::size_t>(rows.offsets[local + 1]);
+  return std::span<const std::int64_t>(rows.cols).subspan(start, end - start);
+}
+
+std::int64_t common_count(std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
+  std::int64_t shared = 0;
+  for_each_common(a, b, [&](std::size_t, std::size_t) { ++shared; });
+  return shared;
+}
+
+}  // namespace
+
+std::int64_t triangles(pgas::world& world, form how, const sparse_rows& lower) {
+  const std::int64_t npes = world.npes();
+  std::int64_t found = 0;  // the triangles whose middle vertex j has its row here
+  switch (how) {
+    case form::selector: {
+      // A message is columns of row i below j, then j itself. Row i's columns are sorted, so for
+      // a prefix that fits one message that is the row's own storage up to j: no copy.
+      pgas::actor<std::vector<std::int64_t>> prefixes{
+          world, [&](std::span<const std::int64_t> message, int) {
+            const std::int64_t j = message.back();
+            found += common_count(message.first(message.size() - 1),
+                                  row_of(lower, static_cast<std::size_t>(j / npes)));
+          }};
+      const std::size_t most = world.transport().max_payload() / sizeof(std::int64_t);
+      std::vector<std::int64_t> part;  // a piece of a prefix too long for one message, then j
+      for (std::size_t l = 0; l < lower.rows(); ++l) {
+        const auto row = row_of(lower, l);
+        for (std::size_t p = 1; p < row.size(); ++p) {  // p = 0: no column below j
+          const std::int64_t j = row[p];
+          const int owner = static_cast<int>(j % npes);
+          if (p + 1 <= most) {
+            prefixes.send(owner, row.first(p + 1));
+            continue;
+          }
+          for (std::size_t from = 0; from < p; from += most - 1) {
+            const auto piece = row.subspan(from, std::min(most - 1, p - from));
+            part.assign(piece.begin(), piece.end());
+            part.push_back(j);
+            prefixes.send(owner, part);
+          }
+        }
+      }
+      prefixes.done();
+      prefixes.wait();
+      break;
+    }
+    case form::lambda: {
+      // Captures have a fixed size: one lambda per column k below j, which row j's owner looks
+      // up (bale's push form sends these pairs too).
+      struct state {
+        const sparse_rows* lower;
+        std::int64_t found;
+      } here{&lower, 0};
+      pgas::lambda_actor<state> lookups{world, here};
+      for (std::size_t l = 0; l < lower.rows(); ++l) {
+        const auto row = row_of(lower, l);
+        for (std::size_t p = 1; p < row.size(); ++p) {
+          const int owner = static_cast<int>(row[p] % npes);
+          const std::int64_t j_local = row[p] / npes;
+          for (std::size_t q = 0; q < p; ++q) {
+            const std::int64_t k = row[q];
+            lookups.send(owner, [j_local, k](state& there) {
+              const auto row_j = row_of(*there.lower, static_cast<std::size_t>(j_local));
+              if (std::binary_search(row_j.begin(), row_j.end(), k)) ++there.found;
+            });
+          }
+        }
+      }
+      lookups.done();
+      lookups.wait();
+      found = here.found;
+      break;
+    }
+    case form::rma: {
+      // Every PE exposes its rows; reading row j takes two blocking gets: where it starts and
+      // ends, then its columns.
+      rma_window offsets{lower.offsets.size()};
+      rma_window cols{std::max<std::size_t>(lower.cols.size(), 1)};
+      std::copy(lower.offsets.begin(), lower.offsets.end(), offsets.data());
+      std::copy(lower.cols.begin(), lower.cols.end(), cols.data());
+      MPI_Win_sync(offsets.get());
+      MPI_Win_sync(cols.get());
+      MPI_Barrier(MPI_COMM_WORLD);  // every PE's rows are in its windows before any read
+      std::vector<std::int64_t> row_j;
+      std::int64_t bounds[2] = {0, 0};
+      for (std::size_t l = 0; l < lower.rows(); ++l) {
+        const auto row = row_of(lower, l);
+        for (std::size_t p = 1; p < row.size(); ++p) {
+          const int owner = static_cast<int>(row[p] % npes);
+          MPI_Get(bounds, 2, MPI_INT64_T, owner, row[p] / npes, 2, MPI_INT64_T, offsets.get());
+          MPI_Win_flush(owner, offsets.get());
+          const std::int64_t length = bounds[1] - bounds[0];
+          if (length == 0) continue;
+          row_j.resize(static_cast<std::size_t>(length));
+          MPI_Get(row_j.data(), static_cast<int>(length), MPI_INT64_T, owner, bounds[0],
+                  static_cast<int>(length), MPI_INT64_T, cols.get());
+          MPI_Win_flush(owner, cols.get());
+          found += common_count(row.first(p), row_j);
+        }
+      }
+      MPI_Barrier(MPI_COMM_WORLD);  // no PE frees its windows while another still reads them
+      break;
+    }
+  }
+  return world.all_reduce(found);
+}
+
+std::int64_t triangles_reference(const sparse_rows& lower) {
+  // Marks row v's columns, then counts the marked columns in each of their rows: no sorted
+  // intersection, unlike the kernel's.
+  std::vector<std::size_t> marked_by(lower.rows(), lower.rows());
+  std::int64_t count = 0;
+  for (std::size_t v = 0; v < lower.rows(); ++v) {
+    const auto row = row_of(lower, v);
+    for (std::int64_t w : row) marked_by[static_cast<std::size_t>(w)] = v;
+    for (std::int64_t w : row)
+      for (std::int64_t u : row_of(lower, static_cast<std::size_t>(w)))
+        if (marked_by[static_cast<std::size_t>(u)] == v) ++count;
+  }
+  return count;
+}
+
+}  // namespace bale

@@ -1,0 +1,423 @@
+// Triangle centrality in three exchanges over the nonzeros of L (rows cyclic over the PEs):
+//  1. support: for each nonzero L[i][j], the columns k < j that rows i and j share are the
+//     triangles i > j > k at that edge; each adds 1 to the support of its edges (i, j), (i, k)
+//     (row i, at the sender) and (j, k) (row j, at the receiver).
+//  2. counts: 2 t(v) is the support summed over v's edges; the upper end of an edge has it in its
+//     row, the lower end gets it sent.
+//  3. sums: each edge (i, j) carries t(i) to j and t(j) back to i, weighted 1 (a third) when the
+//     edge lies on a triangle and 3 otherwise, so that 3 T TC(v) is a whole number.
+// The actor forms push, as triangle counting does; the one-sided form pulls rows and counts
+// with blocking gets and adds with MPI_Accumulate.
+#include "triangle_centrality.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "graph_common.hpp"
+#include "rma_window.hpp"
+#include "troupe/pgas.hpp"
+
+namespace graph {
+
+namespace pgas = troupe::pgas;
+using bale::form;
+using bale::sparse_rows;
+
+namespace {
+
+std::span<const std::int64_t> row_of(const sparse_rows& rows, std::size_t local) {
+  const auto start = static_cast<std::size_t>(rows.offsets[local]);
+  const auto end = static_cast<std::size_t>(rows.offsets[local + 1]);
+  return std::span<const std::int64_t>(rows.cols).subspan(start, end - start);
+}
+
+// What the exchanges build on one PE.
+struct centrality_parts {
+  const sparse_rows* lower;
+  std::int64_t npes;
+  std::vector<std::int64_t> support;  // per nonzero of L: the triangles on its edge
+  std::vector<std::int64_t> doubled;  // per row: 2 t(v)
+  std::vector<std::int64_t> sums;     // per row: 3 T TC(v) - t(v), the neighbours' part
+  std::vector<std::int64_t> triangles() const {
+    std::vector<std::int64_t> t(doubled.size());
+    for (std::size_t l = 0; l < t.size(); ++l) t[l] = doubled[l] / 2;
+    return t;
+  }
+  // In units of thirds: a neighbour on a shared triangle counts t / 3, any other t.
+  std::int64_t weight(std::size_t nonzero) const { return support[nonzero] > 0 ? 1 : 3; }
+};
+
+// The support exchange's request: [row j's local index, the nonzero (i, j) at the sender, the
+// first column's nonzero there, columns of row i below j...]; its reply: [the nonzero (i, j),
+// the nonzeros (i, k) of the shared columns...].
+constexpr std::size_t request_header = 3;
+
+// Phase 3's message: a request adds `weight` x `triangles` (t(i)) to row `row` and asks for t of
+// that row; the reply adds weight x t(j) to the sender's row `reply_row`.
+struct neighbour_sum {
+  std::int64_t row;
+  std::int64_t reply_row;
+  std::int64_t weight;
+  std::int64_t triangles;
+};
+
+void by_selector(pgas::world& world, centrality_parts& parts) {
+  const sparse_rows& lower = *parts.lower;
+  const std::int64_t npes = parts.npes;
+  {
+    using support_selector = pgas::selector<2, std::vector<std::int64_t>>;
+    support_selector* self = nullptr;
+    std::vector<std::int64_t> reply;  // handlers never nest, so one buffer serves them all
+    support_selector support{world,
+                             {[&](std::span<const std::int64_t> request, int from) {
+                                const auto j_local = static_cast<std::size_t>(request[0]);
+                                const std::int64_t row_start = lower.offsets[j_local];
+                                reply.assign(1, request[1]);
+                                bale::for_each_common(
+                                    request.subspan(request_header), row_of(lower, j_local),
+                                    [&](std::size_t at_i, std::size_t at_j) {
+                                      ++parts.support[static_cast<std::size_t>(row_start) + at_j];
+                                      reply.push_back(request[2] + static_cast<std::int64_t>(at_i));
+                                    });
+                                if (reply.size() > 1) self->send(1, from, reply);
+                              },
+                              [&](std::span<const std::int64_t> shared, int) {
+                                parts.support[static_cast<std::size_t>(shared[0])] +=
+                                    static_cast<std::int64_t>(shared.size() - 1);
+                                for (std::int64_t nonzero : shared.subspan(1))
+                                  ++parts.support[static_cast<std::size_t>(nonzero)];
+                              }}};
+    self = &support;
+    const std::size_t most =
+        world.transport().max_payload() / sizeof(std::int64_t) - request_header;
+    std::vector<std::int64_t> request;
+    for (std::size_t l = 0; l < lower.rows(); ++l) {
+      const auto row = row_of(lower, l);
+      const std::int64_t row_start = lower.offsets[l];
+      for (std::size_t p = 1; p < row.size(); ++p) {
+        const int owner = static_cast<int>(row[p] % npes);
+        for (std::size_t from = 0; from < p; from += most) {
+          const std::size_t count = std::min(most, p - from);
+          request.assign({row[p] / npes, row_start + static_cast<std::int64_t>(p),
+                          row_start + static_cast<std::int64_t>(from)});
+          request.insert(request.end(), row.begin() + static_cast<std::ptrdiff_t>(from),
+                         row.begin() + static_cast<std::ptrdiff_t>(from + count));
+          support.send(0, owner, request);
+        }
+      }
+    }
+    support.done(0);
+    support.wait();
+  }
+  {
+    pgas::actor<bale::matrix_entry> counts{world, [&](const bale::matrix_entry& edge, int) {
+                                             parts.doubled[static_cast<std::size_t>(edge.row)] +=
+                                                 edge.col;
+                                           }};
+    for (std::size_t l = 0; l < lower.rows(); ++l)
+      for (auto k = static_cast<std::size_t>(lower.offsets[l]);
+           k < static_cast<std::size_t>(lower.offsets[l + 1]); ++k) {
+        if (parts.support[k] == 0) continue;
+        parts.doubled[l] += parts.support[k];
+        counts.send(static_cast<int>(lower.cols[k] % npes),
+                    bale::matrix_entry{lower.cols[k] / npes, parts.support[k]});
+      }
+    counts.done();
+    counts.wait();
+  }
+  const std::vector<std::int64_t> t = parts.triangles();
+  {
+    pgas::selector<2, neighbour_sum>* self = nullptr;
+    pgas::selector<2, neighbour_sum> sums{
+        world,
+        {[&](const neighbour_sum& request, int from) {
+           const auto j_local = static_cast<std::size_t>(request.row);
+           parts.sums[j_local] += request.weight * request.triangles;
+           self->send(1, from, neighbour_sum{request.reply_row, 0, request.weight, t[j_local]});
+         },
+         [&](const neighbour_sum& reply, int) {
+           parts.sums[static_cast<std::size_t>(reply.row)] += reply.weight * reply.triangles;
+         }}};
+    self = &sums;
+    for (std::size_t l = 0; l < lower.rows(); ++l)
+      for (auto k = static_cast<std::size_t>(lower.offsets[l]);
+           k < static_cast<std::size_t>(lower.offsets[l + 1]); ++k)
+        sums.send(0, static_cast<int>(lower.cols[k] % npes),
+                  neighbour_sum{lower.cols[k] / npes, static_cast<std::int64_t>(l), parts.weight(k),
+                                t[l]});
+    sums.done(0);
+    sums.wait();
+  }
+}
+
+void by_lambda(pgas::world& world, centrality_parts& parts) {
+  const sparse_rows& lower = *parts.lower;
+  const std::int64_t npes = parts.npes;
+  using actor_type = pgas::lambda_actor<centrality_parts>;
+  {
+    // Captures have a fixed size: a lambda per column k below j asks row j's owner whether its
+    // row holds k, and the answer comes back as a lambda that adds to (i, j) and (i, k).
+    actor_type support{world, parts};
+    for (std::size_t l = 0; l < lower.rows(); ++l) {
+      const auto row = row_of(lower, l);
+      const std::int64_t row_start = lower.offsets[l];
+      for (std::size_t p = 1; p < row.size(); ++p) {
+        const int owner = static_cast<int>(row[p] % npes);
+        const std::int64_t j_local = row[p] / npes;
+        const std::int64_t at_j = row_start + static_cast<std::int64_t>(p);
+        for (std::size_t q = 0; q < p; ++q) {
+          const std::int64_t k = row[q];
+          const std::int64_t at_k = row_start + static_cast<std::int64_t>(q);
+          support.send(
+              owner, [j_local, k, at_j, at_k](centrality_parts& there, actor_type::context& reply) {
+                const auto row_j = row_of(*there.lower, static_cast<std::size_t>(j_local));
+                const auto found = std::lower_bound(row_j.begin(), row_j.end(), k);
+                if (found == row_j.end() || *found != k) return;
+                ++there.support[static_cast<std::size_t>(there.lower->offsets[j_local] +
+                                                         (found - row_j.begin()))];
+                reply.send(reply.from(), [at_j, at_k](centrality_parts& back) {
+                  ++back.support[static_cast<std::size_t>(at_j)];
+                  ++back.support[static_cast<std::size_t>(at_k)];
+                });
+              });
+        }
+      }
+    }
+    support.done();
+    support.wait();
+  }
+  {
+    actor_type counts{world, parts};
+    for (std::size_t l = 0; l < lower.rows(); ++l)
+      for (auto k = static_cast<std::size_t>(lower.offsets[l]);
+           k < static_cast<std::size_t>(lower.offsets[l + 1]); ++k) {
+        const std::int64_t support = parts.support[k];
+        if (support == 0) continue;
+        parts.doubled[l] += support;
+        const std::int64_t j_local = lower.cols[k] / npes;
+        counts.send(static_cast<int>(lower.cols[k] % npes),
+                    [j_local, support](centrality_parts& there) {
+                      there.doubled[static_cast<std::size_t>(j_local)] += support;
+                    });
+      }
+    counts.done();
+    counts.wait();
+  }
+  {
+    actor_type sums{world, parts};
+    for (std::size_t l = 0; l < lower.rows(); ++l)
+      for (auto k = static_cast<std::size_t>(lower.offsets[l]);
+           k < static_cast<std::size_t>(lower.offsets[l + 1]); ++k) {
+        const std::int64_t j_local = lower.cols[k] / npes;
+        const auto i_local = static_cast<std::int64_t>(l);
+        const std::int64_t weight = parts.weight(k);
+        const std::int64_t t_i = parts.doubled[l] / 2;
+        sums.send(
+            static_cast<int>(lower.cols[k] % npes),
+            [j_local, i_local, weight, t_i](centrality_parts& there, actor_type::context& reply) {
+              const auto j = static_cast<std::size_t>(j_local);
+              there.sums[j] += weight * t_i;
+              const std::int64_t t_j = there.doubled[j] / 2;
+              reply.send(reply.from(), [i_local, weight, t_j](centrality_parts& back) {
+                back.sums[static_cast<std::size_t>(i_local)] += weight * t_j;
+              });
+            });
+      }
+    sums.done();
+    sums.wait();
+  }
+}
+
+// Adds what other PEs accumulated into `window` (and this PE's own accumulates) to `into`, once
+// every PE's are complete.
+void add_accumulated(const bale::rma_window& window, std::vector<std::int64_t>& into) {
+  MPI_Win_flush_all(window.get());
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_sync(window.get());
+  for (std::size_t i = 0; i < into.size(); ++i) into[i] += window.data()[i];
+}
+
+void by_rma(pgas::world&, centrality_parts& parts) {
+  const sparse_rows& lower = *parts.lower;
+  const std::int64_t npes = parts.npes;
+  const std::int64_t one = 1;
+  {
+    // Reading row j takes two blocking gets (where it starts and ends, then its columns); the
+    // support of its edges (j, k) grows by remote adds.
+    bale::rma_window offsets{lower.offsets.size()};
+    bale::rma_window cols{std::max<std::size_t>(lower.cols.size(), 1)};
+    bale::rma_window added{std::max<std::size_t>(lower.cols.size(), 1)};
+    std::copy(lower.offsets.begin(), lower.offsets.end(), offsets.data());
+    std::copy(lower.cols.begin(), lower.cols.end(), cols.data());
+    std::fill(added.data(), added.data() + lower.cols.size(), 0);
+    for (const auto* window : {&offsets, &cols, &added}) MPI_Win_sync(window->get());
+    MPI_Barrier(MPI_COMM_WORLD);
+    std::vector<std::int64_t> row_j;
+    std::int64_t bounds[2] = {0, 0};
+    for (std::size_t l = 0; l < lower.rows(); ++l) {
+      const auto row = row_of(lower, l);
+      const auto row_start = static_cast<std::size_t>(lower.offsets[l]);
+      for (std::size_t p = 1; p < row.size(); ++p) {
+        const int owner = static_cast<int>(row[p] % npes);
+        MPI_Get(bounds, 2, MPI_INT64_T, owner, row[p] / npes, 2, MPI_INT64_T, offsets.get());
+        MPI_Win_flush(owner, offsets.get());
+        const std::int64_t length = bounds[1] - bounds[0];
+        if (length == 0) continue;
+        row_j.resize(static_cast<std::size_t>(length));
+        MPI_Get(row_j.data(), static_cast<int>(length), MPI_INT64_T, owner, bounds[0],
+                static_cast<int>(length), MPI_INT64_T, cols.get());
+        MPI_Win_flush(owner, cols.get());
+        bale::for_each_common(row.first(p), row_j, [&](std::size_t at_i, std::size_t at_j) {
+          ++parts.support[row_start + p];
+          ++parts.support[row_start + at_i];
+          MPI_Accumulate(&one, 1, MPI_INT64_T, owner, bounds[0] + static_cast<std::int64_t>(at_j),
+                         1, MPI_INT64_T, MPI_SUM, added.get());
+        });
+      }
+    }
+    add_accumulated(added, parts.support);
+  }
+  {
+    bale::rma_window doubled{std::max<std::size_t>(lower.rows(), 1)};
+    std::fill(doubled.data(), doubled.data() + lower.rows(), 0);
+    MPI_Win_sync(doubled.get());
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (std::size_t l = 0; l < lower.rows(); ++l)
+      for (auto k = static_cast<std::size_t>(lower.offsets[l]);
+           k < static_cast<std::size_t>(lower.offsets[l + 1]); ++k) {
+        if (parts.support[k] == 0) continue;
+        parts.doubled[l] += parts.support[k];
+        // parts.support stays as it is until the flush: it can be the origin buffer.
+        MPI_Accumulate(&parts.support[k], 1, MPI_INT64_T, static_cast<int>(lower.cols[k] % npes),
+                       lower.cols[k] / npes, 1, MPI_INT64_T, MPI_SUM, doubled.get());
+      }
+    add_accumulated(doubled, parts.doubled);
+  }
+  {
+    // t(j) is read with a blocking get; weight x t(i) goes to j with an add, from a buffer of
+    // its own per nonzero, which must stay put until the flush.
+    const std::vector<std::int64_t> t = parts.triangles();
+    bale::rma_window triangles{std::max<std::size_t>(lower.rows(), 1)};
+    bale::rma_window sums{std::max<std::size_t>(lower.rows(), 1)};
+    std::copy(t.begin(), t.end(), triangles.data());
+    std::fill(sums.data(), sums.data() + lower.rows(), 0);
+    MPI_Win_sync(triangles.get());
+    MPI_Win_sync(sums.get());
+    MPI_Barrier(MPI_COMM_WORLD);
+    std::vector<std::int64_t> to_neighbour(lower.cols.size());
+    for (std::size_t l = 0; l < lower.rows(); ++l)
+      for (auto k = static_cast<std::size_t>(lower.offsets[l]);
+           k < static_cast<std::size_t>(lower.offsets[l + 1]); ++k) {
+        const int owner = static_cast<int>(lower.cols[k] % npes);
+        const std::int64_t j_local = lower.cols[k] / npes;
+        std::int64_t t_j = 0;
+        MPI_Get(&t_j, 1, MPI_INT64_T, owner, j_local, 1, MPI_INT64_T, triangles.get());
+        MPI_Win_flush(owner, triangles.get());
+        parts.sums[l] += parts.weight(k) * t_j;
+        to_neighbour[k] = parts.weight(k) * t[l];
+        MPI_Accumulate(&to_neighbour[k], 1, MPI_INT64_T, owner, j_local, 1, MPI_INT64_T, MPI_SUM,
+                       sums.get());
+      }
+    add_accumulated(sums, parts.sums);  // its barrier also ends every read of `triangles`
+  }
+}
+
+}  // namespace
+
+triangle_centrality_result triangle_centrality(pgas::world& world, form how,
+                                               const sparse_rows& lower) {
+  centrality_parts parts{&lower, world.npes(), std::vector<std::int64_t>(lower.cols.size(), 0),
+                         std::vector<std::int64_t>(lower.rows(), 0),
+                         std::vector<std::int64_t>(lower.rows(), 0)};
+  switch (how) {
+    case form::selector:
+      by_selector(world, parts);
+      break;
+    case form::lambda:
+      by_lambda(world, parts);
+      break;
+    case form::rma:
+      by_rma(world, parts);
+      break;
+  }
+  triangle_centrality_result result;
+  result.triangles = parts.triangles();
+  std::int64_t here = 0;
+  for (std::int64_t t : result.triangles) here += t;
+  result.total = world.all_reduce(here) / 3;  // each triangle is at three vertices
+  result.centrality.assign(lower.rows(), 0.0);
+  if (result.total > 0)
+    for (std::size_t l = 0; l < lower.rows(); ++l)
+      result.centrality[l] = static_cast<double>(parts.sums[l] + result.triangles[l]) /
+                             (3.0 * static_cast<double>(result.total));
+  return result;
+}
+
+std::vector<double> triangle_centrality_reference(const sparse_rows& whole) {
+  const std::size_t n = whole.rows();
+  // support[e] of the entry e = (v, w): the neighbours of w that are marked as v's.
+  std::vector<std::int64_t> support(whole.cols.size(), 0);
+  std::vector<std::size_t> marked_by(n, n);
+  std::vector<double> t(n, 0.0);
+  for (std::size_t v = 0; v < n; ++v) {
+    for (std::int64_t w : row_of(whole, v)) marked_by[static_cast<std::size_t>(w)] = v;
+    std::int64_t at_v = 0;
+    for (auto e = static_cast<std::size_t>(whole.offsets[v]);
+         e < static_cast<std::size_t>(whole.offsets[v + 1]); ++e) {
+      for (std::int64_t u : row_of(whole, static_cast<std::size_t>(whole.cols[e])))
+        if (marked_by[static_cast<std::size_t>(u)] == v) ++support[e];
+      at_v += support[e];
+    }
+    t[v] = static_cast<double>(at_v / 2);  // each triangle at v lies on two of v's edges
+  }
+  double total = 0;
+  for (double each : t) total += each;
+  total /= 3;
+  std::vector<double> centrality(n, 0.0);
+  if (total == 0) return centrality;
+  for (std::size_t v = 0; v < n; ++v) {
+    double in_triangles = t[v];  // over N⁺_Δ(v), v itself included
+    double outside = 0;          // over N(v) \ N_Δ(v)
+    for (auto e = static_cast<std::size_t>(whole.offsets[v]);
+         e < static_cast<std::size_t>(whole.offsets[v + 1]); ++e) {
+      const double t_w = t[static_cast<std::size_t>(whole.cols[e])];
+      if (support[e] > 0)
+        in_triangles += t_w;
+      else
+        outside += t_w;
+    }
+    centrality[v] = (in_triangles / 3 + outside) / total;
+  }
+  return centrality;
+}
+
+std::string check_triangle_centrality(pgas::world& world, const triangle_centrality_result& result,
+                                      std::span<const double> reference) {
+  constexpr double tolerance = 1e-9;
+  mismatch mine;
+  std::int64_t wrong = 0;
+  for (std::size_t l = 0; l < result.centrality.size(); ++l) {
+    const std::int64_t v = static_cast<std::int64_t>(l) * world.npes() + world.pe();
+    const double found = result.centrality[l];
+    const double expected = reference[static_cast<std::size_t>(v)];
+    // Relative, but absolute for an expected 0 (TC lies in [0, 1]).
+    const double error = std::abs(found - expected) / (expected == 0 ? 1.0 : std::abs(expected));
+    if (!(error <= tolerance)) ++wrong;  // NaN counts as wrong
+    if (!(error <= mine.error)) mine = {error, v, -1, found, expected};
+  }
+  wrong = world.all_reduce(wrong);
+  const mismatch worst = worst_over_pes(world, mine);
+  if (wrong == 0) return {};
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "%lld vertices off by more than %g (relative); worst: TC(%lld) = %.17g, "
+                "reference %.17g",
+                static_cast<long long>(wrong), tolerance, static_cast<long long>(worst.vertex),
+                worst.found, worst.expected);
+  return text;
+}
+
+}  // namespace graph
