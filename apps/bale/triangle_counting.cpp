@@ -1,7 +1,9 @@
 // Triangle counting (bale's triangle kernel, the push variant of L & L·L). A triangle i > j > k
 // of the graph shows at the nonzero L[i][j] as a column k that rows i and j of L share, so the
 // count is the sum over L's nonzeros of |row_i ∩ row_j|, the columns below j only. The actor
-// forms push row i's columns below j to the owner of row j, which counts those its row holds; the
+// forms push row i's columns below j to the owner of row j, which counts those its row holds: the
+// selector as a variable-size message (the columns, then j), the lambda form as a lambda that
+// carries j and the columns as its data; prefixes too long for one message go in pieces. The
 // one-sided form pulls row j instead, with blocking gets, as bale's OpenSHMEM version does.
 #include <mpi.h>
 
@@ -68,29 +70,31 @@ std::int64_t triangles(pgas::world& world, form how, const sparse_rows& lower) {
       break;
     }
     case form::lambda: {
-      // Captures have a fixed size: one lambda per column k below j, which row j's owner looks
-      // up (bale's push form sends these pairs too).
+      // The selector form's pushes, with j in the captures: a prefix, or a piece of one, is the
+      // row's own storage, never copied here.
       struct state {
         const sparse_rows* lower;
         std::int64_t found;
       } here{&lower, 0};
-      pgas::lambda_actor<state> lookups{world, here};
+      pgas::lambda_actor<state> prefixes{world, here};
+      auto count_shared = [](std::int64_t j_local) {
+        return [j_local](state& there, std::span<const std::int64_t> columns) {
+          there.found +=
+              common_count(columns, row_of(*there.lower, static_cast<std::size_t>(j_local)));
+        };
+      };
+      const std::size_t most = prefixes.max_elements<std::int64_t>(count_shared(0));
       for (std::size_t l = 0; l < lower.rows(); ++l) {
         const auto row = row_of(lower, l);
         for (std::size_t p = 1; p < row.size(); ++p) {
           const int owner = static_cast<int>(row[p] % npes);
-          const std::int64_t j_local = row[p] / npes;
-          for (std::size_t q = 0; q < p; ++q) {
-            const std::int64_t k = row[q];
-            lookups.send(owner, [j_local, k](state& there) {
-              const auto row_j = row_of(*there.lower, static_cast<std::size_t>(j_local));
-              if (std::binary_search(row_j.begin(), row_j.end(), k)) ++there.found;
-            });
-          }
+          for (std::size_t from = 0; from < p; from += most)
+            prefixes.send(owner, row.subspan(from, std::min(most, p - from)),
+                          count_shared(row[p] / npes));
         }
       }
-      lookups.done();
-      lookups.wait();
+      prefixes.done();
+      prefixes.wait();
       found = here.found;
       break;
     }

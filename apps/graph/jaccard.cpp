@@ -6,8 +6,8 @@
 // so counts found at w's owner go on to v's owner.
 // - selector: a row as variable-size messages (pieces when it exceeds one); the counts of a piece
 //   go on in a second mailbox.
-// - lambda: captures have a fixed size, so one lambda per edge and neighbour x of the pusher, as
-//   in HClib-Actor's app; it tests x against the other row, and a hit at w's owner sends one on.
+// - lambda: the same messages as lambdas: the two vertices in the captures, a piece of the row as
+//   the lambda's data; a count found at w's owner goes on as a lambda of its own.
 // - rma: the owner of v reads row w's bounds, then the row, with blocking gets (no aggregation).
 #include "jaccard.hpp"
 
@@ -191,28 +191,34 @@ std::vector<double> jaccard(pgas::world& world, bale::form how, const sparse_row
         degrees.done();
         degrees.wait();
       }
-      actor_type tests{world, here};
+      // A piece of N(p) as a lambda's data: row q's owner counts what the piece shares with
+      // N(q) and, when q > p, sends the count on to p's owner.
+      actor_type rows{world, here};
+      auto count_common_with = [](std::int64_t q_local, std::int64_t p) {
+        return [q_local, p](edge_state& s, std::span<const std::int64_t> piece,
+                            actor_type::context& at) {
+          const auto local = static_cast<std::size_t>(q_local);
+          const std::int64_t common = count_common(piece, row_of(*s.adjacency, local));
+          const std::int64_t q = s.vertex(local);
+          if (p < q) {
+            s.add_common(local, p, common);
+          } else if (common > 0) {
+            const std::int64_t p_local = p / s.npes;
+            at.send(at.from(), [p_local, q, common](edge_state& back) {
+              back.add_common(static_cast<std::size_t>(p_local), q, common);
+            });
+          }
+        };
+      };
+      const std::size_t piece = rows.max_elements<std::int64_t>(count_common_with(0, 0));
       here.for_each_push([&](std::size_t l, std::span<const std::int64_t> neighbours, int owner,
                              std::int64_t q_local) {
-        const std::int64_t p = here.vertex(l);
-        for (const std::int64_t x : neighbours)
-          tests.send(owner, [q_local, p, x](edge_state& s, actor_type::context& at) {
-            const auto local = static_cast<std::size_t>(q_local);
-            const auto row_q = row_of(*s.adjacency, local);
-            if (!std::binary_search(row_q.begin(), row_q.end(), x)) return;
-            const std::int64_t q = s.vertex(local);
-            if (p < q) {
-              s.add_common(local, p, 1);
-            } else {
-              const std::int64_t p_local = p / s.npes;
-              at.send(at.from(), [p_local, q](edge_state& back) {
-                back.add_common(static_cast<std::size_t>(p_local), q, 1);
-              });
-            }
-          });
+        for (std::size_t at = 0; at < neighbours.size(); at += piece)
+          rows.send(owner, neighbours.subspan(at, std::min(piece, neighbours.size() - at)),
+                    count_common_with(q_local, here.vertex(l)));
       });
-      tests.done();
-      tests.wait();
+      rows.done();
+      rows.wait();
       break;
     }
     case bale::form::rma: {

@@ -6,8 +6,11 @@
 //     row, the lower end gets it sent.
 //  3. sums: each edge (i, j) carries t(i) to j and t(j) back to i, weighted 1 (a third) when the
 //     edge lies on a triangle and 3 otherwise, so that 3 T TC(v) is a whole number.
-// The actor forms push, as triangle counting does; the one-sided form pulls rows and counts
-// with blocking gets and adds with MPI_Accumulate.
+// The actor forms push, as triangle counting does: in exchange 1, row i's columns below j go to
+// row j's owner as variable-size messages (the selector) or as a lambda's data (the lambda form),
+// in pieces when too long, and the shared columns' nonzeros come back the same way; exchanges 2
+// and 3 send fixed-size messages or lambdas. The one-sided form pulls rows and counts with
+// blocking gets and adds with MPI_Accumulate.
 #include "triangle_centrality.hpp"
 
 #include <mpi.h>
@@ -41,6 +44,7 @@ struct centrality_parts {
   std::vector<std::int64_t> support;  // per nonzero of L: the triangles on its edge
   std::vector<std::int64_t> doubled;  // per row: 2 t(v)
   std::vector<std::int64_t> sums;     // per row: 3 T TC(v) - t(v), the neighbours' part
+  std::vector<std::int64_t> reply;    // the lambda form's replies: handlers never nest
   std::vector<std::int64_t> triangles() const {
     std::vector<std::int64_t> t(doubled.size());
     for (std::size_t l = 0; l < t.size(); ++l) t[l] = doubled[l] / 2;
@@ -158,32 +162,43 @@ void by_lambda(pgas::world& world, centrality_parts& parts) {
   const std::int64_t npes = parts.npes;
   using actor_type = pgas::lambda_actor<centrality_parts>;
   {
-    // Captures have a fixed size: a lambda per column k below j asks row j's owner whether its
-    // row holds k, and the answer comes back as a lambda that adds to (i, j) and (i, k).
+    // The selector's request as a lambda: row j's local index and the nonzeros of (i, j) and of
+    // the piece's first column in the captures, the piece as its data. The reply carries the
+    // nonzeros (i, k) of the shared columns as its data.
+    auto count_shared = [](std::int64_t j_local, std::int64_t at_j, std::int64_t at_first) {
+      return
+          [j_local, at_j, at_first](centrality_parts& there, std::span<const std::int64_t> columns,
+                                    actor_type::context& back) {
+            const std::int64_t row_start = there.lower->offsets[j_local];
+            std::vector<std::int64_t>& shared = there.reply;
+            shared.clear();
+            bale::for_each_common(columns, row_of(*there.lower, static_cast<std::size_t>(j_local)),
+                                  [&](std::size_t at_i, std::size_t at_j_row) {
+                                    ++there.support[static_cast<std::size_t>(
+                                        row_start + static_cast<std::int64_t>(at_j_row))];
+                                    shared.push_back(at_first + static_cast<std::int64_t>(at_i));
+                                  });
+            if (shared.empty()) return;
+            back.send(back.from(), shared,
+                      [at_j](centrality_parts& here, std::span<const std::int64_t> nonzeros) {
+                        here.support[static_cast<std::size_t>(at_j)] +=
+                            static_cast<std::int64_t>(nonzeros.size());
+                        for (std::int64_t nonzero : nonzeros)
+                          ++here.support[static_cast<std::size_t>(nonzero)];
+                      });
+          };
+    };
     actor_type support{world, parts};
+    const std::size_t most = support.max_elements<std::int64_t>(count_shared(0, 0, 0));
     for (std::size_t l = 0; l < lower.rows(); ++l) {
       const auto row = row_of(lower, l);
       const std::int64_t row_start = lower.offsets[l];
       for (std::size_t p = 1; p < row.size(); ++p) {
         const int owner = static_cast<int>(row[p] % npes);
-        const std::int64_t j_local = row[p] / npes;
-        const std::int64_t at_j = row_start + static_cast<std::int64_t>(p);
-        for (std::size_t q = 0; q < p; ++q) {
-          const std::int64_t k = row[q];
-          const std::int64_t at_k = row_start + static_cast<std::int64_t>(q);
-          support.send(
-              owner, [j_local, k, at_j, at_k](centrality_parts& there, actor_type::context& reply) {
-                const auto row_j = row_of(*there.lower, static_cast<std::size_t>(j_local));
-                const auto found = std::lower_bound(row_j.begin(), row_j.end(), k);
-                if (found == row_j.end() || *found != k) return;
-                ++there.support[static_cast<std::size_t>(there.lower->offsets[j_local] +
-                                                         (found - row_j.begin()))];
-                reply.send(reply.from(), [at_j, at_k](centrality_parts& back) {
-                  ++back.support[static_cast<std::size_t>(at_j)];
-                  ++back.support[static_cast<std::size_t>(at_k)];
-                });
-              });
-        }
+        for (std::size_t from = 0; from < p; from += most)
+          support.send(owner, row.subspan(from, std::min(most, p - from)),
+                       count_shared(row[p] / npes, row_start + static_cast<std::int64_t>(p),
+                                    row_start + static_cast<std::int64_t>(from)));
       }
     }
     support.done();
@@ -329,9 +344,12 @@ void by_rma(pgas::world&, centrality_parts& parts) {
 
 triangle_centrality_result triangle_centrality(pgas::world& world, form how,
                                                const sparse_rows& lower) {
-  centrality_parts parts{&lower, world.npes(), std::vector<std::int64_t>(lower.cols.size(), 0),
+  centrality_parts parts{&lower,
+                         world.npes(),
+                         std::vector<std::int64_t>(lower.cols.size(), 0),
                          std::vector<std::int64_t>(lower.rows(), 0),
-                         std::vector<std::int64_t>(lower.rows(), 0)};
+                         std::vector<std::int64_t>(lower.rows(), 0),
+                         {}};
   switch (how) {
     case form::selector:
       by_selector(world, parts);

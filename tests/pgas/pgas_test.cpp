@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <random>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,6 +29,90 @@ void expect_error(F&& call, troupe::errc code, const std::string& needle) {
     EXPECT_EQ(failure.code(), code) << failure.what();
     EXPECT_NE(std::string(failure.what()).find(needle), std::string::npos) << failure.what();
   }
+}
+
+// Lambdas with data: what a PE knows of the spans it received and the echoes of those it sent.
+struct span_state {
+  std::vector<std::int64_t> next_from;       // per sender: the sequence number expected next
+  std::vector<std::int64_t> last_echo_from;  // per echoing PE: the last sequence number echoed
+  std::int64_t echoes = 0;
+  std::int64_t wrong = 0;
+};
+using span_actor = pgas::lambda_actor<span_state>;
+
+struct odd_pair {  // 4-byte aligned, with padding
+  std::int32_t a;
+  std::int16_t b;
+};
+
+// Element `index` of the span that PE `from` sends as message `sequence`.
+template <class T>
+T element(int from, std::int64_t sequence, std::size_t index) {
+  const std::int64_t seed = from * 1'000'003 + sequence * 131 + static_cast<std::int64_t>(index);
+  if constexpr (std::is_same_v<T, odd_pair>)
+    return {static_cast<std::int32_t>(seed), static_cast<std::int16_t>(-seed)};
+  else
+    return static_cast<T>(seed);
+}
+
+template <class T>
+bool intact(std::span<const T> data, int from, std::int64_t sequence, std::size_t length) {
+  if (data.size() != length || reinterpret_cast<std::uintptr_t>(data.data()) % alignof(T) != 0)
+    return false;
+  for (std::size_t i = 0; i < length; ++i) {
+    const T expected = element<T>(from, sequence, i);
+    if constexpr (std::is_same_v<T, odd_pair>) {
+      if (data[i].a != expected.a || data[i].b != expected.b) return false;
+    } else if (data[i] != expected) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Runs at the sender of message `sequence`, sent back by its receiver from a handler.
+template <class T>
+struct echo {
+  std::int64_t sequence;
+  std::size_t length;
+  void operator()(span_state& s, std::span<const T> data, span_actor::context& at) const {
+    auto& last = s.last_echo_from[static_cast<std::size_t>(at.from())];
+    s.wrong += sequence <= last;
+    last = sequence;
+    s.wrong += !intact(data, at.pe(), sequence, length);
+    ++s.echoes;
+  }
+};
+
+// Runs at the receiver: checks the message's place and elements, and echoes some back, from
+// the receive buffer.
+template <class T>
+struct check {
+  std::int64_t sequence;
+  std::size_t length;
+  bool echoed;
+  void operator()(span_state& s, std::span<const T> data, span_actor::context& at) const {
+    auto& next = s.next_from[static_cast<std::size_t>(at.from())];
+    s.wrong += sequence != next;
+    next = sequence + 1;
+    s.wrong += !intact(data, at.from(), sequence, length);
+    if (echoed) at.send(at.from(), data, echo<T>{sequence, length});
+  }
+};
+
+// Message `sequence` to `pe`: a span of 0, 1, 37 or as many elements as fit, passed as a span
+// or as the vector itself.
+template <class T>
+void send_checked(span_actor& actor, int pe, int me, std::int64_t sequence) {
+  const bool echoed = sequence % 3 == 0;
+  const std::size_t lengths[] = {0, 1, 37, actor.max_elements<T>(check<T>{sequence, 0, echoed})};
+  const std::size_t length = lengths[sequence / 4 % 4];
+  std::vector<T> data(length);
+  for (std::size_t i = 0; i < length; ++i) data[i] = element<T>(me, sequence, i);
+  if (sequence / 16 % 2 == 0)
+    actor.send(pe, std::span<const T>(data), check<T>{sequence, length, echoed});
+  else
+    actor.send(pe, data, check<T>{sequence, length, echoed});
 }
 
 }  // namespace
@@ -132,6 +218,127 @@ TEST(pgas_lambda_actor, nested_sends_terminate_after_the_last_hop_despite_delays
     actor.wait();
   }
   EXPECT_EQ(world.all_reduce(mine.hops), 50 * 21 * world.npes());
+}
+
+// Per sender, spans of several types and lengths, up to the size limit, arrive intact and in
+// order, among them the echoes that handlers send back from the receive buffer.
+TEST(pgas_lambda_actor, spans_arrive_intact_and_in_order_per_sender) {
+  pgas::world world{pgas::world_options{.buffer_bytes = 512}};  // small: many buffers
+  const auto npes = static_cast<std::size_t>(world.npes());
+  span_state mine{std::vector<std::int64_t>(npes, 0), std::vector<std::int64_t>(npes, -1)};
+  const std::int64_t messages = 600;
+  {
+    span_actor actor{world, mine};
+    for (std::int64_t sequence = 0; sequence < messages; ++sequence)
+      for (int pe = 0; pe < world.npes(); ++pe) switch (sequence % 4) {
+          case 0:
+            send_checked<std::int64_t>(actor, pe, world.pe(), sequence);
+            break;
+          case 1:
+            send_checked<std::uint8_t>(actor, pe, world.pe(), sequence);
+            break;
+          case 2:
+            send_checked<double>(actor, pe, world.pe(), sequence);
+            break;
+          default:
+            send_checked<odd_pair>(actor, pe, world.pe(), sequence);
+        }
+    actor.done();
+    actor.wait();
+  }
+  EXPECT_EQ(mine.wrong, 0);
+  for (auto next : mine.next_from) EXPECT_EQ(next, messages);
+  EXPECT_EQ(mine.echoes, (messages + 2) / 3 * world.npes());
+}
+
+TEST(pgas_lambda_actor, data_over_the_limit_gets_a_clear_error) {
+  pgas::world world{pgas::world_options{.buffer_bytes = 256}};
+  span_state mine{std::vector<std::int64_t>(static_cast<std::size_t>(world.npes()), 0), {}};
+  span_actor actor{world, mine};
+  const auto checker = check<std::int64_t>{0, 0, false};
+  const std::size_t most = actor.max_elements<std::int64_t>(checker);
+  EXPECT_EQ(most, (256 - 32 - sizeof checker) / sizeof(std::int64_t));
+  const std::vector<std::int64_t> too_long(most + 1);
+  const std::string limit = "bytes is over the limit of " + std::to_string(256 - 32) + " bytes";
+  expect_error([&] { actor.send(0, too_long, checker); }, troupe::errc::invalid_argument, limit);
+  expect_error([&] { actor.send(0, too_long, checker); }, troupe::errc::invalid_argument,
+               "lambda_actor");
+  expect_error([&] { actor.send(world.npes(), std::span<const std::int64_t>{}, checker); },
+               troupe::errc::out_of_range, "out of range");
+  // Nothing was sent: no PE expects a message.
+  actor.done();
+  actor.wait();
+  EXPECT_EQ(mine.wrong, 0);
+}
+
+// Lambdas with and without data, sent in turn to one actor, all run, in the order sent.
+TEST(pgas_lambda_actor, lambdas_with_and_without_data_interleave_on_one_actor) {
+  pgas::world world{pgas::world_options{.buffer_bytes = 256}};
+  struct state {
+    std::vector<std::int64_t> last_from;
+    std::int64_t plain = 0;
+    std::int64_t with_data = 0;
+    std::int64_t sum = 0;
+    std::int64_t wrong = 0;
+    void arrived(int from, std::int64_t sequence) {
+      auto& last = last_from[static_cast<std::size_t>(from)];
+      wrong += sequence <= last;
+      last = sequence;
+    }
+  } mine{std::vector<std::int64_t>(static_cast<std::size_t>(world.npes()), -1)};
+  using actor_type = pgas::lambda_actor<state>;
+  const std::int64_t messages = 3000;
+  const std::array<std::int32_t, 4> values{1, 10, 100, 1000};
+  {
+    actor_type actor{world, mine};
+    for (std::int64_t sequence = 0; sequence < messages; ++sequence) {
+      const int pe = static_cast<int>(sequence % world.npes());
+      const auto count = static_cast<std::size_t>(sequence % 5);
+      switch (sequence % 4) {
+        case 0:
+          actor.send(pe, [sequence](state& s, actor_type::context& at) {
+            s.arrived(at.from(), sequence);
+            ++s.plain;
+          });
+          break;
+        case 1:
+          actor.send(pe, [](state& s) { ++s.plain; });
+          break;
+        case 2:
+          actor.send(
+              pe, std::span<const std::int32_t>(values).first(count),
+              [sequence](state& s, std::span<const std::int32_t> data, actor_type::context& at) {
+                s.arrived(at.from(), sequence);
+                ++s.with_data;
+                for (std::int32_t value : data) s.sum += value;
+              });
+          break;
+        default:
+          actor.send(pe, values, [](state& s, std::span<const std::int32_t> data) {
+            ++s.with_data;
+            for (std::int32_t value : data) s.sum += value;
+          });
+      }
+    }
+    actor.done();
+    actor.wait();
+  }
+  std::int64_t plain = 0, with_data = 0, sum = 0;
+  for (std::int64_t sequence = 0; sequence < messages; ++sequence) {
+    if (sequence % world.npes() != world.pe()) continue;
+    if (sequence % 4 < 2) {
+      ++plain;
+      continue;
+    }
+    ++with_data;
+    const auto count = static_cast<std::size_t>(sequence % 4 == 2 ? sequence % 5 : 4);
+    for (std::size_t i = 0; i < count; ++i) sum += values[i];
+  }
+  // Every PE sent the same sequence.
+  EXPECT_EQ(mine.wrong, 0);
+  EXPECT_EQ(mine.plain, plain * world.npes());
+  EXPECT_EQ(mine.with_data, with_data * world.npes());
+  EXPECT_EQ(mine.sum, sum * world.npes());
 }
 
 // Per sender and mailbox, messages arrive in the order sent, with variable sizes.
