@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <string>
@@ -88,6 +89,28 @@ inline void add_graph_options(CLI::App& app, graph_options& options) {
                  "kronecker: the star sizes m of the factors K_{1,m} (fixes the size)")
       ->check(positive())
       ->delimiter(',');
+}
+
+/// A graph drawn from the command line: what it is, and this PE's rows of its lower triangle.
+struct drawn_graph {
+  graph_spec spec;
+  sparse_rows lower;
+};
+
+/// Draws the graph `options` describe; when it cannot be drawn (a Kronecker graph too large),
+/// PE 0 says why, prefixed with `program`, and the result is empty. Every PE sees the same.
+inline std::optional<drawn_graph> draw_graph(const troupe::pgas::world& world,
+                                             const graph_options& options, std::uint64_t seed,
+                                             const char* program) {
+  try {
+    drawn_graph drawn;
+    drawn.spec = options.spec(world.npes(), seed);
+    drawn.lower = lower_triangle(world, drawn.spec);
+    return drawn;
+  } catch (const std::exception& failure) {
+    if (world.pe() == 0) std::fprintf(stderr, "%s: %s\n", program, failure.what());
+    return std::nullopt;
+  }
 }
 
 /// Parses the command line; the exit code when the program should end now (after --help, or a

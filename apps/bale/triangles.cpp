@@ -1,8 +1,6 @@
 // triangles (bale): the triangles of a random undirected graph, its lower triangle spread over
 // the PEs; checked against a sequential count and, for Kronecker graphs, the closed form.
 //   mpirun -n 4 apps/bale/bale-triangles --graph kronecker --rows 10000 --nonzeros 35 --seed 1
-#include <exception>
-
 #include "app_main.hpp"
 
 int main(int argc, char** argv) {
@@ -13,15 +11,9 @@ int main(int argc, char** argv) {
   bale::add_graph_options(app, size);
   bale::add_common_options(app, common);
   if (auto code = bale::parse_command_line(app, world, argc, argv)) return *code;
-  bale::graph_spec spec;
-  bale::sparse_rows lower;
-  try {
-    spec = size.spec(world.npes(), common.seed);
-    lower = bale::lower_triangle(world, spec);
-  } catch (const std::exception& failure) {  // a graph that cannot be drawn; every PE sees it
-    if (world.pe() == 0) std::fprintf(stderr, "bale-triangles: %s\n", failure.what());
-    return 2;
-  }
+  const auto graph = bale::draw_graph(world, size, common.seed, "bale-triangles");
+  if (!graph) return 2;
+  const auto& [spec, lower] = *graph;
   // The sequential count draws the whole graph: PE 0 alone does, and tells the others.
   const std::int64_t expected = world.all_reduce(
       world.pe() == 0 ? bale::triangles_reference(bale::lower_triangle(spec, 0, 1)) : 0);

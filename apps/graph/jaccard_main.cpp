@@ -14,8 +14,9 @@ int main(int argc, char** argv) {
   bale::add_graph_options(app, size);
   bale::add_common_options(app, common);
   if (auto code = bale::parse_command_line(app, world, argc, argv)) return *code;
-  const bale::graph_spec spec = size.spec(world.npes(), common.seed);
-  const auto lower = bale::lower_triangle(world, spec);
+  const auto graph = bale::draw_graph(world, size, common.seed, "graph-jaccard");
+  if (!graph) return 2;
+  const auto& [spec, lower] = *graph;
   const auto adjacency = bale::adjacency(world, lower);
   const auto expected =
       graph::jaccard_reference(graph::whole_adjacency(spec), world.pe(), world.npes());

@@ -16,8 +16,9 @@ int main(int argc, char** argv) {
   app.add_option("--iterations", iterations, "PageRank iterations")->check(bale::positive());
   bale::add_common_options(app, common);
   if (auto code = bale::parse_command_line(app, world, argc, argv)) return *code;
-  const bale::graph_spec spec = size.spec(world.npes(), common.seed);
-  const auto lower = bale::lower_triangle(world, spec);
+  const auto graph = bale::draw_graph(world, size, common.seed, "graph-pagerank");
+  if (!graph) return 2;
+  const auto& [spec, lower] = *graph;
   const auto adjacency = bale::adjacency(world, lower);
   const auto reference = graph::pagerank_reference(graph::whole_adjacency(spec), iterations);
   // The rate's unit: edges of the graph times iterations, the mean over PEs.

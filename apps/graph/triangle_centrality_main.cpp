@@ -1,8 +1,6 @@
 // triangle-centrality: Burkhardt's triangle centrality of every vertex of a random undirected
 // graph, its lower triangle spread over the PEs; checked against a sequential reference.
 //   mpirun -n 4 apps/graph/graph-triangle-centrality --graph geometric --rows 2000 --seed 1
-#include <exception>
-
 #include "app_main.hpp"
 #include "graph_common.hpp"
 #include "triangle_centrality.hpp"
@@ -16,15 +14,9 @@ int main(int argc, char** argv) {
   bale::add_graph_options(app, size);
   bale::add_common_options(app, common);
   if (auto code = bale::parse_command_line(app, world, argc, argv)) return *code;
-  bale::graph_spec spec;
-  bale::sparse_rows lower;
-  try {
-    spec = size.spec(world.npes(), common.seed);
-    lower = bale::lower_triangle(world, spec);
-  } catch (const std::exception& failure) {  // a graph that cannot be drawn; every PE sees it
-    if (world.pe() == 0) std::fprintf(stderr, "graph-triangle-centrality: %s\n", failure.what());
-    return 2;
-  }
+  const auto graph = bale::draw_graph(world, size, common.seed, "graph-triangle-centrality");
+  if (!graph) return 2;
+  const auto& [spec, lower] = *graph;
   // Every PE draws the whole graph for the reference and checks its own vertices against it.
   const std::vector<double> reference =
       graph::triangle_centrality_reference(graph::whole_adjacency(spec));
