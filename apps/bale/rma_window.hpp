@@ -3,8 +3,12 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
+
+#include "kernels.hpp"
 
 namespace bale {
 
@@ -30,6 +34,39 @@ class rma_window {
  private:
   std::int64_t* data_ = nullptr;
   MPI_Win window_ = MPI_WIN_NULL;
+};
+
+// Every PE's rows of a sparse matrix (rows cyclic), exposed for one-sided reads. Reading a row
+// takes two blocking gets, where it starts and ends and then its columns, as bale's OpenSHMEM
+// versions read rows. Creating it is collective; so is destroying it.
+class rma_rows {
+ public:
+  explicit rma_rows(const sparse_rows& rows)
+      : offsets_{rows.offsets.size()}, cols_{std::max<std::size_t>(rows.cols.size(), 1)} {
+    std::copy(rows.offsets.begin(), rows.offsets.end(), offsets_.data());
+    std::copy(rows.cols.begin(), rows.cols.end(), cols_.data());
+    MPI_Win_sync(offsets_.get());
+    MPI_Win_sync(cols_.get());
+  }
+
+  /// Reads the row at `local` on PE `owner` into `into`; returns where the row starts among
+  /// that PE's columns. Call after a barrier that follows every PE's constructor.
+  std::int64_t read(int owner, std::int64_t local, std::vector<std::int64_t>& into) {
+    std::int64_t bounds[2] = {0, 0};
+    MPI_Get(bounds, 2, MPI_INT64_T, owner, local, 2, MPI_INT64_T, offsets_.get());
+    MPI_Win_flush(owner, offsets_.get());
+    into.resize(static_cast<std::size_t>(bounds[1] - bounds[0]));
+    if (!into.empty()) {
+      const auto length = static_cast<int>(into.size());
+      MPI_Get(into.data(), length, MPI_INT64_T, owner, bounds[0], length, MPI_INT64_T, cols_.get());
+      MPI_Win_flush(owner, cols_.get());
+    }
+    return bounds[0];
+  }
+
+ private:
+  rma_window offsets_;
+  rma_window cols_;
 };
 
 }  // namespace bale

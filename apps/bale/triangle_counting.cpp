@@ -99,29 +99,13 @@ std::int64_t triangles(pgas::world& world, form how, const sparse_rows& lower) {
       break;
     }
     case form::rma: {
-      // Every PE exposes its rows; reading row j takes two blocking gets: where it starts and
-      // ends, then its columns.
-      rma_window offsets{lower.offsets.size()};
-      rma_window cols{std::max<std::size_t>(lower.cols.size(), 1)};
-      std::copy(lower.offsets.begin(), lower.offsets.end(), offsets.data());
-      std::copy(lower.cols.begin(), lower.cols.end(), cols.data());
-      MPI_Win_sync(offsets.get());
-      MPI_Win_sync(cols.get());
+      rma_rows rows{lower};
       MPI_Barrier(MPI_COMM_WORLD);  // every PE's rows are in its windows before any read
       std::vector<std::int64_t> row_j;
-      std::int64_t bounds[2] = {0, 0};
       for (std::size_t l = 0; l < lower.rows(); ++l) {
         const auto row = row_of(lower, l);
         for (std::size_t p = 1; p < row.size(); ++p) {
-          const int owner = static_cast<int>(row[p] % npes);
-          MPI_Get(bounds, 2, MPI_INT64_T, owner, row[p] / npes, 2, MPI_INT64_T, offsets.get());
-          MPI_Win_flush(owner, offsets.get());
-          const std::int64_t length = bounds[1] - bounds[0];
-          if (length == 0) continue;
-          row_j.resize(static_cast<std::size_t>(length));
-          MPI_Get(row_j.data(), static_cast<int>(length), MPI_INT64_T, owner, bounds[0],
-                  static_cast<int>(length), MPI_INT64_T, cols.get());
-          MPI_Win_flush(owner, cols.get());
+          rows.read(static_cast<int>(row[p] % npes), row[p] / npes, row_j);
           found += common_count(row.first(p), row_j);
         }
       }

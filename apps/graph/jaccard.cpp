@@ -222,28 +222,15 @@ std::vector<double> jaccard(pgas::world& world, bale::form how, const sparse_row
       break;
     }
     case bale::form::rma: {
-      bale::rma_window bounds{adjacency.offsets.size()};
-      std::copy(adjacency.offsets.begin(), adjacency.offsets.end(), bounds.data());
-      bale::rma_window columns{std::max<std::size_t>(adjacency.cols.size(), 1)};
-      std::copy(adjacency.cols.begin(), adjacency.cols.end(), columns.data());
-      MPI_Win_sync(bounds.get());
-      MPI_Win_sync(columns.get());
+      bale::rma_rows rows{adjacency};
       MPI_Barrier(MPI_COMM_WORLD);  // every PE's rows are in its windows before any read
       std::vector<std::int64_t> row_w;
       for (std::size_t l = 0; l < lower.rows(); ++l) {
         for (auto k = static_cast<std::size_t>(lower.offsets[l]);
              k < static_cast<std::size_t>(lower.offsets[l + 1]); ++k) {
           const std::int64_t w = lower.cols[k];
-          const int owner = static_cast<int>(w % npes);
-          std::int64_t range[2];
-          MPI_Get(range, 2, MPI_INT64_T, owner, w / npes, 2, MPI_INT64_T, bounds.get());
-          MPI_Win_flush(owner, bounds.get());
-          const auto degree = static_cast<int>(range[1] - range[0]);
-          row_w.resize(static_cast<std::size_t>(degree));
-          MPI_Get(row_w.data(), degree, MPI_INT64_T, owner, range[0], degree, MPI_INT64_T,
-                  columns.get());
-          MPI_Win_flush(owner, columns.get());
-          lower_degree[k] = degree;
+          rows.read(static_cast<int>(w % npes), w / npes, row_w);
+          lower_degree[k] = static_cast<std::int64_t>(row_w.size());
           here.common[k] = count_common(row_w, row_of(adjacency, l));
         }
       }

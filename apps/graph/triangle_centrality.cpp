@@ -260,36 +260,25 @@ void by_rma(pgas::world&, centrality_parts& parts) {
   const std::int64_t npes = parts.npes;
   const std::int64_t one = 1;
   {
-    // Reading row j takes two blocking gets (where it starts and ends, then its columns); the
-    // support of its edges (j, k) grows by remote adds.
-    bale::rma_window offsets{lower.offsets.size()};
-    bale::rma_window cols{std::max<std::size_t>(lower.cols.size(), 1)};
+    // Reading row j takes two blocking gets (bale::rma_rows); the support of its edges (j, k)
+    // grows by remote adds.
+    bale::rma_rows rows{lower};
     bale::rma_window added{std::max<std::size_t>(lower.cols.size(), 1)};
-    std::copy(lower.offsets.begin(), lower.offsets.end(), offsets.data());
-    std::copy(lower.cols.begin(), lower.cols.end(), cols.data());
     std::fill(added.data(), added.data() + lower.cols.size(), 0);
-    for (const auto* window : {&offsets, &cols, &added}) MPI_Win_sync(window->get());
+    MPI_Win_sync(added.get());
     MPI_Barrier(MPI_COMM_WORLD);
     std::vector<std::int64_t> row_j;
-    std::int64_t bounds[2] = {0, 0};
     for (std::size_t l = 0; l < lower.rows(); ++l) {
       const auto row = row_of(lower, l);
       const auto row_start = static_cast<std::size_t>(lower.offsets[l]);
       for (std::size_t p = 1; p < row.size(); ++p) {
         const int owner = static_cast<int>(row[p] % npes);
-        MPI_Get(bounds, 2, MPI_INT64_T, owner, row[p] / npes, 2, MPI_INT64_T, offsets.get());
-        MPI_Win_flush(owner, offsets.get());
-        const std::int64_t length = bounds[1] - bounds[0];
-        if (length == 0) continue;
-        row_j.resize(static_cast<std::size_t>(length));
-        MPI_Get(row_j.data(), static_cast<int>(length), MPI_INT64_T, owner, bounds[0],
-                static_cast<int>(length), MPI_INT64_T, cols.get());
-        MPI_Win_flush(owner, cols.get());
+        const std::int64_t start = rows.read(owner, row[p] / npes, row_j);
         bale::for_each_common(row.first(p), row_j, [&](std::size_t at_i, std::size_t at_j) {
           ++parts.support[row_start + p];
           ++parts.support[row_start + at_i];
-          MPI_Accumulate(&one, 1, MPI_INT64_T, owner, bounds[0] + static_cast<std::int64_t>(at_j),
-                         1, MPI_INT64_T, MPI_SUM, added.get());
+          MPI_Accumulate(&one, 1, MPI_INT64_T, owner, start + static_cast<std::int64_t>(at_j), 1,
+                         MPI_INT64_T, MPI_SUM, added.get());
         });
       }
     }
