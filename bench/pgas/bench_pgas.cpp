@@ -1,6 +1,6 @@
-// bench-pgas: the bale kernels of HClib-Actor, every form side by side in one MPI job. Run it
-// with mpirun; PE 0 prints and writes the CSV. Times are the slowest PE's, from a barrier before
-// to a barrier after; rates are per PE.
+// bench-pgas: the bale and graph kernels of HClib-Actor, every form side by side in one MPI job.
+// Run it with mpirun; PE 0 prints and writes the CSV. Times are the slowest PE's, from a barrier
+// before to a barrier after; rates are per PE.
 //   mpirun -n 16 build/bench/bench-pgas --csv bench/results/pgas.csv
 #include <mpi.h>
 
