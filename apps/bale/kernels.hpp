@@ -77,6 +77,12 @@ struct sparse_rows {
   std::vector<std::int64_t> offsets{0};  ///< row l's columns are cols[offsets[l] .. offsets[l+1])
   std::vector<std::int64_t> cols;
   std::size_t rows() const noexcept { return offsets.size() - 1; }
+  /// Local row `local`'s columns.
+  std::span<const std::int64_t> row(std::size_t local) const noexcept {
+    const auto start = static_cast<std::size_t>(offsets[local]);
+    return std::span<const std::int64_t>{cols}.subspan(
+        start, static_cast<std::size_t>(offsets[local + 1]) - start);
+  }
   bool operator==(const sparse_rows&) const = default;
 };
 

@@ -19,12 +19,6 @@ namespace pgas = troupe::pgas;
 
 namespace {
 
-std::span<const std::int64_t> row_of(const sparse_rows& rows, std::size_t local) {
-  const auto start = static_cast<std::size_t>(rows.offsets[local]);
-  const auto end = static_cast<std::size_t>(rows.offsets[local + 1]);
-  return std::span<const std::int64_t>(rows.cols).subspan(start, end - start);
-}
-
 std::int64_t common_count(std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
   std::int64_t shared = 0;
   for_each_common(a, b, [&](std::size_t, std::size_t) { ++shared; });
@@ -44,12 +38,12 @@ std::int64_t triangles(pgas::world& world, form how, const sparse_rows& lower) {
           world, [&](std::span<const std::int64_t> message, int) {
             const std::int64_t j = message.back();
             found += common_count(message.first(message.size() - 1),
-                                  row_of(lower, static_cast<std::size_t>(j / npes)));
+                                  lower.row(static_cast<std::size_t>(j / npes)));
           }};
       const std::size_t most = world.transport().max_payload() / sizeof(std::int64_t);
       std::vector<std::int64_t> part;  // a piece of a prefix too long for one message, then j
       for (std::size_t l = 0; l < lower.rows(); ++l) {
-        const auto row = row_of(lower, l);
+        const auto row = lower.row(l);
         for (std::size_t p = 1; p < row.size(); ++p) {  // p = 0: no column below j
           const std::int64_t j = row[p];
           const int owner = static_cast<int>(j % npes);
@@ -79,13 +73,12 @@ std::int64_t triangles(pgas::world& world, form how, const sparse_rows& lower) {
       pgas::lambda_actor<state> prefixes{world, here};
       auto count_shared = [](std::int64_t j_local) {
         return [j_local](state& there, std::span<const std::int64_t> columns) {
-          there.found +=
-              common_count(columns, row_of(*there.lower, static_cast<std::size_t>(j_local)));
+          there.found += common_count(columns, there.lower->row(static_cast<std::size_t>(j_local)));
         };
       };
       const std::size_t most = prefixes.max_elements<std::int64_t>(count_shared(0));
       for (std::size_t l = 0; l < lower.rows(); ++l) {
-        const auto row = row_of(lower, l);
+        const auto row = lower.row(l);
         for (std::size_t p = 1; p < row.size(); ++p) {
           const int owner = static_cast<int>(row[p] % npes);
           for (std::size_t from = 0; from < p; from += most)
@@ -103,7 +96,7 @@ std::int64_t triangles(pgas::world& world, form how, const sparse_rows& lower) {
       MPI_Barrier(MPI_COMM_WORLD);  // every PE's rows are in its windows before any read
       std::vector<std::int64_t> row_j;
       for (std::size_t l = 0; l < lower.rows(); ++l) {
-        const auto row = row_of(lower, l);
+        const auto row = lower.row(l);
         for (std::size_t p = 1; p < row.size(); ++p) {
           rows.read(static_cast<int>(row[p] % npes), row[p] / npes, row_j);
           found += common_count(row.first(p), row_j);
@@ -122,10 +115,10 @@ std::int64_t triangles_reference(const sparse_rows& lower) {
   std::vector<std::size_t> marked_by(lower.rows(), lower.rows());
   std::int64_t count = 0;
   for (std::size_t v = 0; v < lower.rows(); ++v) {
-    const auto row = row_of(lower, v);
+    const auto row = lower.row(v);
     for (std::int64_t w : row) marked_by[static_cast<std::size_t>(w)] = v;
     for (std::int64_t w : row)
-      for (std::int64_t u : row_of(lower, static_cast<std::size_t>(w)))
+      for (std::int64_t u : lower.row(static_cast<std::size_t>(w)))
         if (marked_by[static_cast<std::size_t>(u)] == v) ++count;
   }
   return count;

@@ -28,12 +28,6 @@ using bale::sparse_rows;
 
 namespace {
 
-std::span<const std::int64_t> row_of(const sparse_rows& matrix, std::size_t local) {
-  return std::span<const std::int64_t>{matrix.cols}.subspan(
-      static_cast<std::size_t>(matrix.offsets[local]),
-      static_cast<std::size_t>(matrix.offsets[local + 1] - matrix.offsets[local]));
-}
-
 // The values that two sorted rows share. A merge without branches on the values: those are as
 // good as random, and mispredicted branches would cost more than the comparisons.
 std::int64_t count_common(std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
@@ -51,7 +45,7 @@ std::int64_t count_common(std::span<const std::int64_t> a, std::span<const std::
 // Where `neighbour` sits in local row `local` of `matrix` (it must be there), as an index
 // into matrix.cols.
 std::size_t entry_index(const sparse_rows& matrix, std::size_t local, std::int64_t neighbour) {
-  const auto row = row_of(matrix, local);
+  const auto row = matrix.row(local);
   return static_cast<std::size_t>(
       matrix.offsets[local] + (std::lower_bound(row.begin(), row.end(), neighbour) - row.begin()));
 }
@@ -103,7 +97,7 @@ struct edge_state {
     for_each_neighbour([&](std::size_t l, std::size_t k, int owner, std::int64_t q_local) {
       const std::int64_t q = adjacency->cols[k];
       if (pushes(vertex(l), degree(l), q, neighbour_degree[k]))
-        visit(l, row_of(*adjacency, l), owner, q_local);
+        visit(l, adjacency->row(l), owner, q_local);
     });
   }
 };
@@ -151,7 +145,7 @@ std::vector<double> jaccard(pgas::world& world, bale::form how, const sparse_row
                            const std::int64_t p = message[1];
                            const std::int64_t q = here.vertex(q_local);
                            const std::int64_t common =
-                               count_common(message.subspan(header), row_of(adjacency, q_local));
+                               count_common(message.subspan(header), adjacency.row(q_local));
                            if (p < q) {
                              here.add_common(q_local, p, common);
                            } else if (common > 0) {
@@ -198,7 +192,7 @@ std::vector<double> jaccard(pgas::world& world, bale::form how, const sparse_row
         return [q_local, p](edge_state& s, std::span<const std::int64_t> piece,
                             actor_type::context& at) {
           const auto local = static_cast<std::size_t>(q_local);
-          const std::int64_t common = count_common(piece, row_of(*s.adjacency, local));
+          const std::int64_t common = count_common(piece, s.adjacency->row(local));
           const std::int64_t q = s.vertex(local);
           if (p < q) {
             s.add_common(local, p, common);
@@ -231,7 +225,7 @@ std::vector<double> jaccard(pgas::world& world, bale::form how, const sparse_row
           const std::int64_t w = lower.cols[k];
           rows.read(static_cast<int>(w % npes), w / npes, row_w);
           lower_degree[k] = static_cast<std::int64_t>(row_w.size());
-          here.common[k] = count_common(row_w, row_of(adjacency, l));
+          here.common[k] = count_common(row_w, adjacency.row(l));
         }
       }
       MPI_Barrier(MPI_COMM_WORLD);  // no PE reads a window that is freed
@@ -255,9 +249,9 @@ std::vector<double> jaccard_reference(const sparse_rows& whole, int pe, int npes
   std::vector<double> values;
   for (auto v = static_cast<std::size_t>(pe); v < whole.rows();
        v += static_cast<std::size_t>(npes)) {
-    const auto row_v = row_of(whole, v);
+    const auto row_v = whole.row(v);
     for (auto w = row_v.begin(); w != row_v.end() && *w < static_cast<std::int64_t>(v); ++w) {
-      const auto row_w = row_of(whole, static_cast<std::size_t>(*w));
+      const auto row_w = whole.row(static_cast<std::size_t>(*w));
       values.push_back(jaccard_index(count_common(row_v, row_w),
                                      static_cast<std::int64_t>(row_v.size()),
                                      static_cast<std::int64_t>(row_w.size())));

@@ -31,12 +31,6 @@ using bale::sparse_rows;
 
 namespace {
 
-std::span<const std::int64_t> row_of(const sparse_rows& rows, std::size_t local) {
-  const auto start = static_cast<std::size_t>(rows.offsets[local]);
-  const auto end = static_cast<std::size_t>(rows.offsets[local + 1]);
-  return std::span<const std::int64_t>(rows.cols).subspan(start, end - start);
-}
-
 // What the exchanges build on one PE.
 struct centrality_parts {
   const sparse_rows* lower;
@@ -81,7 +75,7 @@ void by_selector(pgas::world& world, centrality_parts& parts) {
                                 const std::int64_t row_start = lower.offsets[j_local];
                                 reply.assign(1, request[1]);
                                 bale::for_each_common(
-                                    request.subspan(request_header), row_of(lower, j_local),
+                                    request.subspan(request_header), lower.row(j_local),
                                     [&](std::size_t at_i, std::size_t at_j) {
                                       ++parts.support[static_cast<std::size_t>(row_start) + at_j];
                                       reply.push_back(request[2] + static_cast<std::int64_t>(at_i));
@@ -99,7 +93,7 @@ void by_selector(pgas::world& world, centrality_parts& parts) {
         world.transport().max_payload() / sizeof(std::int64_t) - request_header;
     std::vector<std::int64_t> request;
     for (std::size_t l = 0; l < lower.rows(); ++l) {
-      const auto row = row_of(lower, l);
+      const auto row = lower.row(l);
       const std::int64_t row_start = lower.offsets[l];
       for (std::size_t p = 1; p < row.size(); ++p) {
         const int owner = static_cast<int>(row[p] % npes);
@@ -172,7 +166,7 @@ void by_lambda(pgas::world& world, centrality_parts& parts) {
             const std::int64_t row_start = there.lower->offsets[j_local];
             std::vector<std::int64_t>& shared = there.reply;
             shared.clear();
-            bale::for_each_common(columns, row_of(*there.lower, static_cast<std::size_t>(j_local)),
+            bale::for_each_common(columns, there.lower->row(static_cast<std::size_t>(j_local)),
                                   [&](std::size_t at_i, std::size_t at_j_row) {
                                     ++there.support[static_cast<std::size_t>(
                                         row_start + static_cast<std::int64_t>(at_j_row))];
@@ -191,7 +185,7 @@ void by_lambda(pgas::world& world, centrality_parts& parts) {
     actor_type support{world, parts};
     const std::size_t most = support.max_elements<std::int64_t>(count_shared(0, 0, 0));
     for (std::size_t l = 0; l < lower.rows(); ++l) {
-      const auto row = row_of(lower, l);
+      const auto row = lower.row(l);
       const std::int64_t row_start = lower.offsets[l];
       for (std::size_t p = 1; p < row.size(); ++p) {
         const int owner = static_cast<int>(row[p] % npes);
@@ -269,7 +263,7 @@ void by_rma(pgas::world&, centrality_parts& parts) {
     MPI_Barrier(MPI_COMM_WORLD);
     std::vector<std::int64_t> row_j;
     for (std::size_t l = 0; l < lower.rows(); ++l) {
-      const auto row = row_of(lower, l);
+      const auto row = lower.row(l);
       const auto row_start = static_cast<std::size_t>(lower.offsets[l]);
       for (std::size_t p = 1; p < row.size(); ++p) {
         const int owner = static_cast<int>(row[p] % npes);
@@ -370,11 +364,11 @@ std::vector<double> triangle_centrality_reference(const sparse_rows& whole) {
   std::vector<std::size_t> marked_by(n, n);
   std::vector<double> t(n, 0.0);
   for (std::size_t v = 0; v < n; ++v) {
-    for (std::int64_t w : row_of(whole, v)) marked_by[static_cast<std::size_t>(w)] = v;
+    for (std::int64_t w : whole.row(v)) marked_by[static_cast<std::size_t>(w)] = v;
     std::int64_t at_v = 0;
     for (auto e = static_cast<std::size_t>(whole.offsets[v]);
          e < static_cast<std::size_t>(whole.offsets[v + 1]); ++e) {
-      for (std::int64_t u : row_of(whole, static_cast<std::size_t>(whole.cols[e])))
+      for (std::int64_t u : whole.row(static_cast<std::size_t>(whole.cols[e])))
         if (marked_by[static_cast<std::size_t>(u)] == v) ++support[e];
       at_v += support[e];
     }
