@@ -67,7 +67,7 @@ class lambda_actor : public detail::mailbox_set {
                   "troupe::pgas::lambda_actor::send: the lambda must be callable as f(State&) "
                   "or f(State&, lambda_actor<State>::context&)");
     // The code's address travels once per block of lambdas of one type, the captures per call.
-    static const std::uint64_t code = code_of(&invoke<F>);
+    static const std::uint64_t code = code_of(&invoke_block<F>);
     std::memcpy(reserve("send", 0, pe, sizeof(F), false, code), &function, sizeof(F));
   }
 
@@ -121,10 +121,10 @@ class lambda_actor : public detail::mailbox_set {
   /// Completes once the actor has terminated everywhere (see selector::finished).
   future<void> finished() { return finished_future(); }
 
-  // Lambdas without data keep their blocks of fixed-size records: one look-up per block, then a
-  // plain call per record. Lambdas with data are variable-size records, which the engine hands
-  // over one at a time with their size; they have an invoker type of their own, so that the
-  // fixed path needs no size.
+  // Lambdas without data keep their blocks of fixed-size records: one look-up per block, then
+  // one call that runs the whole block, the lambda inlined into its loop. Lambdas with data are
+  // variable-size records, which the engine hands over one at a time with their size; they have
+  // an invoker type of their own.
   void dispatch(std::size_t, const std::byte* payload, std::size_t bytes, int from,
                 std::uint64_t code) override {
     reinterpret_cast<data_invoker>(resolve(code))(payload, bytes, *this, from);
@@ -132,13 +132,12 @@ class lambda_actor : public detail::mailbox_set {
 
   void dispatch_block(std::size_t, const std::byte* records, std::size_t record_bytes,
                       std::size_t count, int from, std::uint64_t code) override {
-    const auto run = reinterpret_cast<invoker>(resolve(code));
-    const std::size_t stride = detail::padded(record_bytes);
-    for (std::size_t index = 0; index < count; ++index) run(records + index * stride, *this, from);
+    reinterpret_cast<block_invoker>(resolve(code))(records, detail::padded(record_bytes), count,
+                                                   *this, from);
   }
 
  private:
-  using invoker = void (*)(const std::byte*, lambda_actor&, int);
+  using block_invoker = void (*)(const std::byte*, std::size_t, std::size_t, lambda_actor&, int);
   using data_invoker = void (*)(const std::byte*, std::size_t, lambda_actor&, int);
 
   template <class F>
@@ -162,8 +161,10 @@ class lambda_actor : public detail::mailbox_set {
   }
 
   template <class F>
-  static void invoke(const std::byte* captures, lambda_actor& self, int from) {
-    call<F>(captures, self, from);
+  static void invoke_block(const std::byte* records, std::size_t stride, std::size_t count,
+                           lambda_actor& self, int from) {
+    for (std::size_t index = 0; index < count; ++index)
+      call<F>(records + index * stride, self, from);
   }
 
   template <class F, class T>
