@@ -79,9 +79,7 @@ void histogram(pgas::world& world, form how, std::span<const std::int64_t> updat
       break;
     }
     case form::rma: {
-      rma_window window{table.size()};
-      std::copy(table.begin(), table.end(), window.data());
-      MPI_Win_sync(window.get());
+      rma_window window{std::span<const std::int64_t>{table}};
       MPI_Barrier(MPI_COMM_WORLD);  // every window holds its table before any update
       for (std::int64_t g : updates)
         MPI_Accumulate(&sign, 1, MPI_INT64_T, static_cast<int>(g % npes), g / npes, 1, MPI_INT64_T,
@@ -174,9 +172,7 @@ void index_gather(pgas::world& world, form how, std::span<const std::int64_t> re
       break;
     }
     case form::rma: {
-      rma_window window{table.size()};
-      std::copy(table.begin(), table.end(), window.data());
-      MPI_Win_sync(window.get());
+      rma_window window{std::span<const std::int64_t>{table}};
       MPI_Barrier(MPI_COMM_WORLD);
       for (std::size_t i = 0; i < reads.size(); ++i) {
         const int pe = static_cast<int>(reads[i] % npes);

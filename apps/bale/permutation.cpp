@@ -42,9 +42,7 @@ std::vector<std::int64_t> random_permutation(pgas::world& world, form how,
     throwing[static_cast<std::size_t>(k)] = world.pe() * items_per_pe + k;
 
   if (how == form::rma) {
-    rma_window window{table.size()};
-    std::fill(window.data(), window.data() + table.size(), empty);
-    MPI_Win_sync(window.get());
+    rma_window window(table.size(), empty);
     MPI_Barrier(MPI_COMM_WORLD);
     for (std::int64_t item : throwing) {
       for (;;) {  // compare-and-swap into an empty slot, one dart at a time

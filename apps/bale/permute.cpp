@@ -101,9 +101,7 @@ sparse_rows permute(pgas::world& world, form how, const sparse_rows& matrix,
     case form::rma: {
       // Row lengths to the new rows' owners, then each owner's offsets, then the entries.
       rma_window lengths{local_rows};
-      rma_window column_map{columns.size()};
-      std::copy(columns.begin(), columns.end(), column_map.data());
-      MPI_Win_sync(column_map.get());
+      rma_window column_map{columns};
       MPI_Barrier(MPI_COMM_WORLD);
       std::vector<std::int64_t> length(local_rows);
       for (std::size_t l = 0; l < local_rows; ++l) {

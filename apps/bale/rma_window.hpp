@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "kernels.hpp"
@@ -21,6 +22,17 @@ class rma_window {
     MPI_Win_allocate(static_cast<MPI_Aint>(count * sizeof(std::int64_t)), sizeof(std::int64_t),
                      MPI_INFO_NULL, MPI_COMM_WORLD, &data_, &window_);
     MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
+  }
+  /// A window of `count` integers, each `value`; at least one, since a PE may have none to share.
+  rma_window(std::size_t count, std::int64_t value) : rma_window(std::max<std::size_t>(count, 1)) {
+    std::fill(data_, data_ + count, value);
+    MPI_Win_sync(window_);
+  }
+  /// A window holding a copy of `values` (at least one integer).
+  explicit rma_window(std::span<const std::int64_t> values)
+      : rma_window(std::max<std::size_t>(values.size(), 1)) {
+    std::copy(values.begin(), values.end(), data_);
+    MPI_Win_sync(window_);
   }
   ~rma_window() {
     MPI_Win_unlock_all(window_);
@@ -42,12 +54,8 @@ class rma_window {
 class rma_rows {
  public:
   explicit rma_rows(const sparse_rows& rows)
-      : offsets_{rows.offsets.size()}, cols_{std::max<std::size_t>(rows.cols.size(), 1)} {
-    std::copy(rows.offsets.begin(), rows.offsets.end(), offsets_.data());
-    std::copy(rows.cols.begin(), rows.cols.end(), cols_.data());
-    MPI_Win_sync(offsets_.get());
-    MPI_Win_sync(cols_.get());
-  }
+      : offsets_{std::span<const std::int64_t>{rows.offsets}},
+        cols_{std::span<const std::int64_t>{rows.cols}} {}
 
   /// Reads the row at `local` on PE `owner` into `into`; returns where the row starts among
   /// that PE's columns. Call after a barrier that follows every PE's constructor.

@@ -211,23 +211,13 @@ toposort_permutations toposort(pgas::world& world, form how, const sparse_rows& 
     case form::rma: {
       const std::size_t rows = matrix.rows();
       const std::size_t columns = transposed.rows();
-      rma_window count{std::max<std::size_t>(rows, 1)};
-      rma_window columns_xor{std::max<std::size_t>(rows, 1)};
-      rma_window row_positions{std::max<std::size_t>(rows, 1)};
-      rma_window column_positions{std::max<std::size_t>(columns, 1)};
-      rma_window column_starts{columns + 1};
-      rma_window column_rows{std::max<std::size_t>(transposed.cols.size(), 1)};
-      rma_window positions_taken{1};  // PE 0's is the counter
-      std::copy(live.count.begin(), live.count.end(), count.data());
-      std::copy(live.columns_xor.begin(), live.columns_xor.end(), columns_xor.data());
-      std::copy(transposed.offsets.begin(), transposed.offsets.end(), column_starts.data());
-      std::copy(transposed.cols.begin(), transposed.cols.end(), column_rows.data());
-      std::fill(row_positions.data(), row_positions.data() + rows, -1);
-      std::fill(column_positions.data(), column_positions.data() + columns, -1);
-      *positions_taken.data() = 0;
-      for (const rma_window* window : {&count, &columns_xor, &row_positions, &column_positions,
-                                       &column_starts, &column_rows, &positions_taken})
-        MPI_Win_sync(window->get());
+      rma_window count{std::span<const std::int64_t>{live.count}};
+      rma_window columns_xor{std::span<const std::int64_t>{live.columns_xor}};
+      rma_window row_positions(rows, -1);
+      rma_window column_positions(columns, -1);
+      rma_window column_starts{std::span<const std::int64_t>{transposed.offsets}};
+      rma_window column_rows{std::span<const std::int64_t>{transposed.cols}};
+      rma_window positions_taken(1, 0);  // PE 0's is the counter
       MPI_Barrier(MPI_COMM_WORLD);
       // The rows this PE places: its own that start ready, then those its decrements make so.
       struct row_at {

@@ -84,9 +84,7 @@ sparse_rows transpose(pgas::world& world, form how, const sparse_rows& matrix) {
     }
     case form::rma: {
       // 1: count the nonzeros of each transposed row, remotely.
-      rma_window counts{rows};
-      std::fill(counts.data(), counts.data() + rows, 0);
-      MPI_Win_sync(counts.get());
+      rma_window counts(rows, 0);
       MPI_Barrier(MPI_COMM_WORLD);
       const std::int64_t one = 1;
       for_each_nonzero([&](std::int64_t col, std::int64_t) {

@@ -257,9 +257,7 @@ void by_rma(pgas::world&, centrality_parts& parts) {
     // Reading row j takes two blocking gets (bale::rma_rows); the support of its edges (j, k)
     // grows by remote adds.
     bale::rma_rows rows{lower};
-    bale::rma_window added{std::max<std::size_t>(lower.cols.size(), 1)};
-    std::fill(added.data(), added.data() + lower.cols.size(), 0);
-    MPI_Win_sync(added.get());
+    bale::rma_window added(lower.cols.size(), 0);
     MPI_Barrier(MPI_COMM_WORLD);
     std::vector<std::int64_t> row_j;
     for (std::size_t l = 0; l < lower.rows(); ++l) {
@@ -279,9 +277,7 @@ void by_rma(pgas::world&, centrality_parts& parts) {
     add_accumulated(added, parts.support);
   }
   {
-    bale::rma_window doubled{std::max<std::size_t>(lower.rows(), 1)};
-    std::fill(doubled.data(), doubled.data() + lower.rows(), 0);
-    MPI_Win_sync(doubled.get());
+    bale::rma_window doubled(lower.rows(), 0);
     MPI_Barrier(MPI_COMM_WORLD);
     for (std::size_t l = 0; l < lower.rows(); ++l)
       for (auto k = static_cast<std::size_t>(lower.offsets[l]);
@@ -298,12 +294,8 @@ void by_rma(pgas::world&, centrality_parts& parts) {
     // t(j) is read with a blocking get; weight x t(i) goes to j with an add, from a buffer of
     // its own per nonzero, which must stay put until the flush.
     const std::vector<std::int64_t> t = parts.triangles();
-    bale::rma_window triangles{std::max<std::size_t>(lower.rows(), 1)};
-    bale::rma_window sums{std::max<std::size_t>(lower.rows(), 1)};
-    std::copy(t.begin(), t.end(), triangles.data());
-    std::fill(sums.data(), sums.data() + lower.rows(), 0);
-    MPI_Win_sync(triangles.get());
-    MPI_Win_sync(sums.get());
+    bale::rma_window triangles{std::span<const std::int64_t>{t}};
+    bale::rma_window sums(lower.rows(), 0);
     MPI_Barrier(MPI_COMM_WORLD);
     std::vector<std::int64_t> to_neighbour(lower.cols.size());
     for (std::size_t l = 0; l < lower.rows(); ++l)
