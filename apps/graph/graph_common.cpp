@@ -1,6 +1,7 @@
 #include "graph_common.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace graph {
@@ -33,22 +34,40 @@ bale::sparse_rows whole_adjacency(const bale::graph_spec& spec) {
   return whole;
 }
 
-mismatch worst_over_pes(troupe::pgas::world& world, const mismatch& mine) {
+void mismatch_tally::add(double error, double found, double expected, std::int64_t vertex,
+                         std::int64_t neighbour) {
+  if (error <= tolerance_) return;  // false for NaN too
+  ++off_;
+  // NaN compares false with everything: it counts as the worst error there is.
+  if (std::isnan(error)) error = std::numeric_limits<double>::infinity();
+  if (error > worst_.error) worst_ = {error, vertex, neighbour, found, expected};
+}
+
+std::string mismatch_tally::report(troupe::pgas::world& world, const char* items,
+                                   const char* name) const {
   using reduction = troupe::pgas::world::reduction;
-  // NaN compares false with everything: count it as the worst error there is.
-  const double error =
-      std::isnan(mine.error) ? std::numeric_limits<double>::infinity() : mine.error;
-  const double largest = world.all_reduce(error, reduction::max);
-  const int holder = world.all_reduce(error == largest ? world.pe() : world.npes(), reduction::min);
+  const std::int64_t off = world.all_reduce(off_);
+  const double largest = world.all_reduce(worst_.error, reduction::max);
+  const int holder =
+      world.all_reduce(worst_.error == largest ? world.pe() : world.npes(), reduction::min);
   // Only the holder contributes to the sums below, so they carry its values unchanged.
   const bool here = world.pe() == holder;
-  mismatch worst;
-  worst.error = largest;
-  worst.vertex = world.all_reduce(here ? mine.vertex : std::int64_t{0});
-  worst.neighbour = world.all_reduce(here ? mine.neighbour : std::int64_t{0});
-  worst.found = world.all_reduce(here ? mine.found : 0.0);
-  worst.expected = world.all_reduce(here ? mine.expected : 0.0);
-  return worst;
+  const auto vertex = world.all_reduce(here ? worst_.vertex : std::int64_t{0});
+  const auto neighbour = world.all_reduce(here ? worst_.neighbour : std::int64_t{0});
+  const double found = world.all_reduce(here ? worst_.found : 0.0);
+  const double expected = world.all_reduce(here ? worst_.expected : 0.0);
+  if (off == 0) return {};
+  char where[64];
+  if (neighbour < 0)
+    std::snprintf(where, sizeof where, "%lld", static_cast<long long>(vertex));
+  else
+    std::snprintf(where, sizeof where, "%lld, %lld", static_cast<long long>(vertex),
+                  static_cast<long long>(neighbour));
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "%lld %s off by more than %g; worst: %s(%s) = %.17g, reference %.17g",
+                static_cast<long long>(off), items, tolerance_, name, where, found, expected);
+  return text;
 }
 
 }  // namespace graph

@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "graph_common.hpp"
 #include "rma_window.hpp"
@@ -266,27 +265,13 @@ std::string check_jaccard(pgas::world& world, const sparse_rows& lower,
   const bool aligned = values.size() == lower.cols.size() && expected.size() == lower.cols.size();
   if (world.all_reduce(std::int64_t{!aligned}) != 0)
     return "the values do not match the edges in number";
-  std::int64_t wrong = 0;
-  mismatch mine;
+  mismatch_tally tally{tolerance};
   for (std::size_t l = 0; l < lower.rows(); ++l)
     for (auto k = static_cast<std::size_t>(lower.offsets[l]);
-         k < static_cast<std::size_t>(lower.offsets[l + 1]); ++k) {
-      const double error = std::abs(values[k] - expected[k]);
-      if (error <= tolerance) continue;  // false for NaN too
-      ++wrong;
-      if (!(error <= mine.error))
-        mine = {error, static_cast<std::int64_t>(l) * world.npes() + world.pe(), lower.cols[k],
-                values[k], expected[k]};
-    }
-  wrong = world.all_reduce(wrong);
-  const mismatch worst = worst_over_pes(world, mine);
-  if (wrong == 0) return {};
-  char text[200];
-  std::snprintf(text, sizeof text,
-                "%lld edges off by more than %g; worst: J(%lld, %lld) = %.17g, reference %.17g",
-                static_cast<long long>(wrong), tolerance, static_cast<long long>(worst.vertex),
-                static_cast<long long>(worst.neighbour), worst.found, worst.expected);
-  return text;
+         k < static_cast<std::size_t>(lower.offsets[l + 1]); ++k)
+      tally.add(std::abs(values[k] - expected[k]), values[k], expected[k],
+                static_cast<std::int64_t>(l) * world.npes() + world.pe(), lower.cols[k]);
+  return tally.report(world, "edges", "J");
 }
 
 }  // namespace graph

@@ -143,31 +143,18 @@ std::string check_pagerank(pgas::world& world, std::span<const double> ranks,
   const std::size_t mine = reference.size() > pe ? (reference.size() - pe - 1) / npes + 1 : 0;
   if (world.all_reduce(std::int64_t{ranks.size() != mine}) != 0)
     return "the ranks do not match the vertices in number";
-  std::int64_t wrong = 0;
   double sum = 0;
-  mismatch worst_here;
+  mismatch_tally tally{tolerance};
   for (std::size_t l = 0; l < ranks.size(); ++l) {
     const std::size_t v = l * npes + pe;
     sum += ranks[l];
-    const double error = std::abs(ranks[l] - reference[v]) / reference[v];
-    if (error <= tolerance) continue;  // false for NaN too
-    ++wrong;
-    if (!(error <= worst_here.error))
-      worst_here = {error, static_cast<std::int64_t>(v), -1, ranks[l], reference[v]};
+    tally.add(std::abs(ranks[l] - reference[v]) / reference[v], ranks[l], reference[v],
+              static_cast<std::int64_t>(v));
   }
-  wrong = world.all_reduce(wrong);
   sum = world.all_reduce(sum);
-  const mismatch worst = worst_over_pes(world, worst_here);
-  char text[200];
-  if (wrong != 0) {
-    std::snprintf(text, sizeof text,
-                  "%lld ranks off by more than %g relative; worst: vertex %lld has %.17g, "
-                  "reference %.17g",
-                  static_cast<long long>(wrong), tolerance, static_cast<long long>(worst.vertex),
-                  worst.found, worst.expected);
-    return text;
-  }
+  if (std::string off = tally.report(world, "ranks", "rank"); !off.empty()) return off;
   if (!(std::abs(sum - 1) <= tolerance)) {
+    char text[64];
     std::snprintf(text, sizeof text, "the ranks sum to %.17g, not 1", sum);
     return text;
   }

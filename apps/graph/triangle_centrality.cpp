@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "graph_common.hpp"
 #include "rma_window.hpp"
@@ -390,27 +389,16 @@ std::vector<double> triangle_centrality_reference(const sparse_rows& whole) {
 std::string check_triangle_centrality(pgas::world& world, const triangle_centrality_result& result,
                                       std::span<const double> reference) {
   constexpr double tolerance = 1e-9;
-  mismatch mine;
-  std::int64_t wrong = 0;
+  mismatch_tally tally{tolerance};
   for (std::size_t l = 0; l < result.centrality.size(); ++l) {
     const std::int64_t v = static_cast<std::int64_t>(l) * world.npes() + world.pe();
     const double found = result.centrality[l];
     const double expected = reference[static_cast<std::size_t>(v)];
     // Relative, but absolute for an expected 0 (TC lies in [0, 1]).
-    const double error = std::abs(found - expected) / (expected == 0 ? 1.0 : std::abs(expected));
-    if (!(error <= tolerance)) ++wrong;  // NaN counts as wrong
-    if (!(error <= mine.error)) mine = {error, v, -1, found, expected};
+    tally.add(std::abs(found - expected) / (expected == 0 ? 1.0 : std::abs(expected)), found,
+              expected, v);
   }
-  wrong = world.all_reduce(wrong);
-  const mismatch worst = worst_over_pes(world, mine);
-  if (wrong == 0) return {};
-  char text[200];
-  std::snprintf(text, sizeof text,
-                "%lld vertices off by more than %g (relative); worst: TC(%lld) = %.17g, "
-                "reference %.17g",
-                static_cast<long long>(wrong), tolerance, static_cast<long long>(worst.vertex),
-                worst.found, worst.expected);
-  return text;
+  return tally.report(world, "vertices", "TC");
 }
 
 }  // namespace graph
