@@ -192,6 +192,25 @@ void for_each_common(std::span<const std::int64_t> a, std::span<const std::int64
   }
 }
 
+/// How many values the sorted sequences `a` and `b` share. When their lengths are alike, a merge
+/// without branches on the values: those are as good as random, and mispredicted branches would
+/// cost more than the comparisons.
+inline std::int64_t count_common(std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
+  std::int64_t common = 0;
+  if (a.size() * 8 < b.size() || b.size() * 8 < a.size()) {
+    for_each_common(a, b, [&](std::size_t, std::size_t) { ++common; });
+    return common;
+  }
+  for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    const std::int64_t x = a[i];
+    const std::int64_t y = b[j];
+    common += x == y;
+    i += x <= y;
+    j += y <= x;
+  }
+  return common;
+}
+
 /// The triangles of the graph whose lower triangle L has this PE's rows in `lower` (row v holds
 /// the neighbours w < v), the same on every PE: the sum over the nonzeros L[i][j] of the columns
 /// that rows i and j share, each triangle i > j > k counted once, at its edge (i, j).

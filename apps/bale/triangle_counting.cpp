@@ -17,16 +17,6 @@ namespace bale {
 
 namespace pgas = troupe::pgas;
 
-namespace {
-
-std::int64_t common_count(std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
-  std::int64_t shared = 0;
-  for_each_common(a, b, [&](std::size_t, std::size_t) { ++shared; });
-  return shared;
-}
-
-}  // namespace
-
 std::int64_t triangles(pgas::world& world, form how, const sparse_rows& lower) {
   const std::int64_t npes = world.npes();
   std::int64_t found = 0;  // the triangles whose middle vertex j has its row here
@@ -37,7 +27,7 @@ std::int64_t triangles(pgas::world& world, form how, const sparse_rows& lower) {
       pgas::actor<std::vector<std::int64_t>> prefixes{
           world, [&](std::span<const std::int64_t> message, int) {
             const std::int64_t j = message.back();
-            found += common_count(message.first(message.size() - 1),
+            found += count_common(message.first(message.size() - 1),
                                   lower.row(static_cast<std::size_t>(j / npes)));
           }};
       const std::size_t most = world.transport().max_payload() / sizeof(std::int64_t);
@@ -73,7 +63,7 @@ std::int64_t triangles(pgas::world& world, form how, const sparse_rows& lower) {
       pgas::lambda_actor<state> prefixes{world, here};
       auto count_shared = [](std::int64_t j_local) {
         return [j_local](state& there, std::span<const std::int64_t> columns) {
-          there.found += common_count(columns, there.lower->row(static_cast<std::size_t>(j_local)));
+          there.found += count_common(columns, there.lower->row(static_cast<std::size_t>(j_local)));
         };
       };
       const std::size_t most = prefixes.max_elements<std::int64_t>(count_shared(0));
@@ -99,7 +89,7 @@ std::int64_t triangles(pgas::world& world, form how, const sparse_rows& lower) {
         const auto row = lower.row(l);
         for (std::size_t p = 1; p < row.size(); ++p) {
           rows.read(static_cast<int>(row[p] % npes), row[p] / npes, row_j);
-          found += common_count(row.first(p), row_j);
+          found += count_common(row.first(p), row_j);
         }
       }
       MPI_Barrier(MPI_COMM_WORLD);  // no PE frees its windows while another still reads them

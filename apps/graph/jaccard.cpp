@@ -27,20 +27,6 @@ using bale::sparse_rows;
 
 namespace {
 
-// The values that two sorted rows share. A merge without branches on the values: those are as
-// good as random, and mispredicted branches would cost more than the comparisons.
-std::int64_t count_common(std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
-  std::int64_t common = 0;
-  for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
-    const std::int64_t x = a[i];
-    const std::int64_t y = b[j];
-    common += x == y;
-    i += x <= y;
-    j += y <= x;
-  }
-  return common;
-}
-
 // Where `neighbour` sits in local row `local` of `matrix` (it must be there), as an index
 // into matrix.cols.
 std::size_t entry_index(const sparse_rows& matrix, std::size_t local, std::int64_t neighbour) {
@@ -144,7 +130,7 @@ std::vector<double> jaccard(pgas::world& world, bale::form how, const sparse_row
                            const std::int64_t p = message[1];
                            const std::int64_t q = here.vertex(q_local);
                            const std::int64_t common =
-                               count_common(message.subspan(header), adjacency.row(q_local));
+                               bale::count_common(message.subspan(header), adjacency.row(q_local));
                            if (p < q) {
                              here.add_common(q_local, p, common);
                            } else if (common > 0) {
@@ -191,7 +177,7 @@ std::vector<double> jaccard(pgas::world& world, bale::form how, const sparse_row
         return [q_local, p](edge_state& s, std::span<const std::int64_t> piece,
                             actor_type::context& at) {
           const auto local = static_cast<std::size_t>(q_local);
-          const std::int64_t common = count_common(piece, s.adjacency->row(local));
+          const std::int64_t common = bale::count_common(piece, s.adjacency->row(local));
           const std::int64_t q = s.vertex(local);
           if (p < q) {
             s.add_common(local, p, common);
@@ -224,7 +210,7 @@ std::vector<double> jaccard(pgas::world& world, bale::form how, const sparse_row
           const std::int64_t w = lower.cols[k];
           rows.read(static_cast<int>(w % npes), w / npes, row_w);
           lower_degree[k] = static_cast<std::int64_t>(row_w.size());
-          here.common[k] = count_common(row_w, adjacency.row(l));
+          here.common[k] = bale::count_common(row_w, adjacency.row(l));
         }
       }
       MPI_Barrier(MPI_COMM_WORLD);  // no PE reads a window that is freed
@@ -251,7 +237,7 @@ std::vector<double> jaccard_reference(const sparse_rows& whole, int pe, int npes
     const auto row_v = whole.row(v);
     for (auto w = row_v.begin(); w != row_v.end() && *w < static_cast<std::int64_t>(v); ++w) {
       const auto row_w = whole.row(static_cast<std::size_t>(*w));
-      values.push_back(jaccard_index(count_common(row_v, row_w),
+      values.push_back(jaccard_index(bale::count_common(row_v, row_w),
                                      static_cast<std::int64_t>(row_v.size()),
                                      static_cast<std::int64_t>(row_w.size())));
     }
