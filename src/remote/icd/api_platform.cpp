@@ -1,0 +1,530 @@
+// Discovery, platforms, devices, contexts and command queues.
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+#include "remote/icd/api_support.hpp"
+#include "troupe/remote/cl_troupe_remote.h"
+
+using namespace troupe::remote;
+using namespace troupe::remote::icd;
+
+namespace {
+
+struct host_entry {
+  std::string host;
+  std::uint16_t port = default_port;
+  std::string token;
+};
+
+// "host:port token", "[v6]:port token", or "host"; '#' starts a comment.
+void read_hostfile(const std::string& path, std::vector<host_entry>& entries) {
+  std::ifstream file(path);
+  if (!file) return;
+  std::string line;
+  for (int number = 1; std::getline(file, line); ++number) {
+    if (auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    std::istringstream fields(line);
+    std::string address;
+    host_entry entry;
+    if (!(fields >> address)) continue;
+    fields >> entry.token;
+    std::string port;
+    if (address.front() == '[') {
+      auto close = address.find(']');
+      if (close == std::string::npos) {
+        warn(path + ":" + std::to_string(number) + ": '" + address + "' has no closing ']'");
+        continue;
+      }
+      entry.host = address.substr(1, close - 1);
+      if (close + 1 < address.size() && address[close + 1] == ':') port = address.substr(close + 2);
+    } else if (auto colon = address.rfind(':'); colon != std::string::npos) {
+      entry.host = address.substr(0, colon);
+      port = address.substr(colon + 1);
+    } else {
+      entry.host = address;
+    }
+    if (!port.empty()) {
+      char* end = nullptr;
+      long value = std::strtol(port.c_str(), &end, 10);
+      if (*end != '\0' || value < 1 || value > 65535) {
+        warn(path + ":" + std::to_string(number) + ": port '" + port + "' is not 1-65535");
+        continue;
+      }
+      entry.port = static_cast<std::uint16_t>(value);
+    }
+    entries.push_back(entry);
+  }
+}
+
+// TROUPE_ICD_HOSTS names the one file to read; otherwise the user's, then the system's.
+std::vector<host_entry> configured_hosts() {
+  std::vector<host_entry> entries;
+  if (const char* only = std::getenv("TROUPE_ICD_HOSTS"); only != nullptr && *only != '\0') {
+    if (!std::ifstream(only))
+      warn(std::string("TROUPE_ICD_HOSTS names ") + only + ", which cannot be read");
+    read_hostfile(only, entries);
+    return entries;
+  }
+  if (const char* config = std::getenv("XDG_CONFIG_HOME"); config != nullptr && *config != '\0') {
+    read_hostfile(std::string(config) + "/troupe/hosts", entries);
+  } else if (const char* home = std::getenv("HOME"); home != nullptr) {
+    read_hostfile(std::string(home) + "/.config/troupe/hosts", entries);
+  }
+  read_hostfile("/etc/troupe/hosts", entries);
+  return entries;
+}
+
+std::string fetch_string(info_query query, const remote_object* subject, cl_uint param) {
+  std::vector<std::byte> value;
+  if (fetch_info(query, subject, param, 0, value) != CL_SUCCESS || value.empty()) return {};
+  return std::string(reinterpret_cast<const char*>(value.data()), value.size() - 1);
+}
+
+std::vector<cl_platform_id>& platforms() {
+  static auto* found = new std::vector<cl_platform_id>;
+  return *found;
+}
+
+void discover() {
+  int timeout_ms = 2000;
+  if (const char* setting = std::getenv("TROUPE_ICD_CONNECT_TIMEOUT_MS")) {
+    timeout_ms = std::max(1, std::atoi(setting));
+  }
+  for (const auto& entry : configured_hosts()) {
+    // Servers are never freed: their objects live as long as the program.
+    auto* server = new remote_server(entry.host, entry.port, entry.token);
+    try {
+      server->open(timeout_ms);
+      request listing(opcode::get_platforms);
+      reply answer;
+      if (listing.call(*server, answer) != CL_SUCCESS) {
+        throw std::runtime_error("listing its platforms failed: " + answer.message);
+      }
+      for (auto id : answer.fields().get_array<std::uint64_t>()) {
+        auto* platform =
+            static_cast<_cl_platform_id*>(server->object_for(object_kind::platform, id));
+        platform->name = fetch_string(info_query::platform, platform, CL_PLATFORM_NAME) +
+                         " (troupe @ " + server->endpoint() + ")";
+        platform->extensions = fetch_string(info_query::platform, platform, CL_PLATFORM_EXTENSIONS);
+        if (platform->extensions.find("cl_khr_icd") == std::string::npos) {
+          platform->extensions += " cl_khr_icd";
+        }
+        platform->extensions += " cl_troupe_remote";
+        platforms().push_back(platform);
+      }
+      debug("connected to " + server->endpoint());
+    } catch (const std::exception& error) {
+      warn("skipping the server " + server->endpoint() + ": " + error.what());
+      server->mark_lost(error.what());
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
+clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id* platform_list, cl_uint* num_platforms) {
+  static std::once_flag once;
+  std::call_once(once, discover);
+  if ((num_entries == 0) != (platform_list == nullptr) && platform_list != nullptr) {
+    return CL_INVALID_VALUE;
+  }
+  if (num_entries == 0 && num_platforms == nullptr) return CL_INVALID_VALUE;
+  auto& found = platforms();
+  if (num_platforms != nullptr) *num_platforms = static_cast<cl_uint>(found.size());
+  for (cl_uint i = 0; platform_list != nullptr && i < num_entries && i < found.size(); ++i) {
+    platform_list[i] = found[i];
+  }
+  return found.empty() ? CL_PLATFORM_NOT_FOUND_KHR : CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetPlatformIDs(cl_uint num_entries, cl_platform_id* platform_list,
+                                                 cl_uint* num_platforms) {
+  return clIcdGetPlatformIDsKHR(num_entries, platform_list, num_platforms);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform,
+                                                  cl_platform_info param_name,
+                                                  size_t param_value_size, void* param_value,
+                                                  size_t* param_value_size_ret) {
+  if (!valid(platform, object_kind::platform)) return CL_INVALID_PLATFORM;
+  switch (param_name) {
+    case CL_PLATFORM_NAME:
+      return copy_string_info(platform->name, param_value_size, param_value, param_value_size_ret);
+    case CL_PLATFORM_EXTENSIONS:
+      return copy_string_info(platform->extensions, param_value_size, param_value,
+                              param_value_size_ret);
+    case CL_PLATFORM_ICD_SUFFIX_KHR:
+      return copy_string_info("troupe", param_value_size, param_value, param_value_size_ret);
+    case CL_PLATFORM_REMOTE_ENDPOINT_TROUPE:
+      return copy_string_info(platform->server->endpoint(), param_value_size, param_value,
+                              param_value_size_ret);
+    case CL_PLATFORM_VERSION: {
+      std::vector<std::byte> value;
+      if (cl_int status = fetch_info(info_query::platform, platform, param_name, 0, value);
+          status != CL_SUCCESS) {
+        return status;
+      }
+      std::string version(reinterpret_cast<const char*>(value.data()),
+                          value.empty() ? 0 : value.size() - 1);
+      return copy_string_info(cap_version(version, "OpenCL "), param_value_size, param_value,
+                              param_value_size_ret);
+    }
+    default:
+      return forward_info(info_query::platform, platform, param_name, 0, param_value_size,
+                          param_value, param_value_size_ret);
+  }
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type,
+                                               cl_uint num_entries, cl_device_id* devices,
+                                               cl_uint* num_devices) {
+  if (!valid(platform, object_kind::platform)) return CL_INVALID_PLATFORM;
+  if ((num_entries == 0 && devices != nullptr) || (devices == nullptr && num_devices == nullptr)) {
+    return CL_INVALID_VALUE;
+  }
+  request listing(opcode::get_device_ids);
+  listing.object(platform);
+  listing.fields.put<std::uint64_t>(device_type);
+  reply answer;
+  if (cl_int status = listing.call(*platform->server, answer); status != CL_SUCCESS) return status;
+  auto ids = answer.fields().get_array<std::uint64_t>();
+  if (num_devices != nullptr) *num_devices = static_cast<cl_uint>(ids.size());
+  for (std::size_t i = 0; devices != nullptr && i < ids.size() && i < num_entries; ++i) {
+    auto* device =
+        static_cast<_cl_device_id*>(platform->server->object_for(object_kind::device, ids[i]));
+    device->platform = platform;
+    devices[i] = device;
+  }
+  return ids.empty() ? CL_DEVICE_NOT_FOUND : CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_name,
+                                                size_t param_value_size, void* param_value,
+                                                size_t* param_value_size_ret) {
+  if (!valid(device, object_kind::device)) return CL_INVALID_DEVICE;
+  auto as_string = [](const std::vector<std::byte>& value) {
+    return std::string(reinterpret_cast<const char*>(value.data()),
+                       value.empty() ? 0 : value.size() - 1);
+  };
+  switch (param_name) {
+    case CL_DEVICE_PLATFORM:
+      if (device->platform != nullptr) {
+        return copy_value_info(device->platform, param_value_size, param_value,
+                               param_value_size_ret);
+      }
+      break;
+    case CL_DEVICE_REFERENCE_COUNT: {
+      cl_uint count = device->root ? 1 : static_cast<cl_uint>(device->references.load());
+      return copy_value_info(count, param_value_size, param_value, param_value_size_ret);
+    }
+    case CL_DEVICE_VERSION:
+    case CL_DEVICE_OPENCL_C_VERSION: {
+      std::vector<std::byte> value;
+      if (cl_int status = fetch_info(info_query::device, device, param_name, 0, value);
+          status != CL_SUCCESS) {
+        return status;
+      }
+      const char* prefix = param_name == CL_DEVICE_VERSION ? "OpenCL " : "OpenCL C ";
+      return copy_string_info(cap_version(as_string(value), prefix), param_value_size, param_value,
+                              param_value_size_ret);
+    }
+    case CL_DEVICE_EXECUTION_CAPABILITIES: {
+      // Native kernels are host function pointers, which cannot run on another host.
+      cl_device_exec_capabilities capabilities = 0;
+      std::vector<std::byte> value;
+      if (cl_int status = fetch_info(info_query::device, device, param_name, 0, value);
+          status != CL_SUCCESS) {
+        return status;
+      }
+      std::memcpy(&capabilities, value.data(), std::min(value.size(), sizeof capabilities));
+      capabilities &= ~static_cast<cl_device_exec_capabilities>(CL_EXEC_NATIVE_KERNEL);
+      return copy_value_info(capabilities, param_value_size, param_value, param_value_size_ret);
+    }
+    default:
+      break;
+  }
+  return forward_info(info_query::device, device, param_name, 0, param_value_size, param_value,
+                      param_value_size_ret);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device,
+                                                   const cl_device_partition_property* properties,
+                                                   cl_uint num_devices, cl_device_id* out_devices,
+                                                   cl_uint* num_devices_ret) {
+  if (!valid(in_device, object_kind::device)) return CL_INVALID_DEVICE;
+  if (properties == nullptr) return CL_INVALID_VALUE;
+  std::vector<std::int64_t> flat;
+  for (const auto* p = properties; *p != 0 && flat.size() < 64; ++p) {
+    flat.push_back(static_cast<std::int64_t>(*p));
+  }
+  request creating(opcode::create_sub_devices);
+  creating.object(in_device);
+  creating.fields.put_array<std::int64_t>(flat);
+  reply answer;
+  if (cl_int status = creating.call(*in_device->server, answer); status != CL_SUCCESS) {
+    return status;
+  }
+  auto ids = answer.fields().get_array<std::uint64_t>();
+  if (out_devices != nullptr && num_devices < ids.size()) {
+    for (auto id : ids) {
+      request dropped(opcode::release);
+      dropped.fields.put<std::uint64_t>(id);
+      dropped.send(*in_device->server);
+    }
+    return CL_INVALID_VALUE;
+  }
+  if (num_devices_ret != nullptr) *num_devices_ret = static_cast<cl_uint>(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    auto* sub =
+        static_cast<_cl_device_id*>(in_device->server->object_for(object_kind::device, ids[i]));
+    sub->platform = in_device->platform;
+    sub->root = false;
+    sub->references = 1;
+    if (out_devices != nullptr) {
+      out_devices[i] = sub;
+    } else {
+      release_object(sub);
+    }
+  }
+  return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clRetainDevice(cl_device_id device) {
+  if (!valid(device, object_kind::device)) return CL_INVALID_DEVICE;
+  if (!device->root) ++device->references;
+  return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clReleaseDevice(cl_device_id device) {
+  if (!valid(device, object_kind::device)) return CL_INVALID_DEVICE;
+  if (!device->root) release_object(device);
+  return CL_SUCCESS;
+}
+
+}  // extern "C"
+
+namespace {
+
+// Checks the properties and puts them with platform handles replaced by ids.
+cl_int put_context_properties(request& creating, const cl_context_properties* properties,
+                              remote_server*& server) {
+  std::vector<std::int64_t> flat;
+  if (properties != nullptr) {
+    for (const auto* p = properties; *p != 0; p += 2) {
+      if (p[0] == CL_CONTEXT_PLATFORM) {
+        auto platform = reinterpret_cast<cl_platform_id>(p[1]);
+        if (!valid(platform, object_kind::platform)) return CL_INVALID_PLATFORM;
+        if (server != nullptr && server != platform->server) return CL_INVALID_PLATFORM;
+        server = platform->server;
+        flat.push_back(p[0]);
+        flat.push_back(static_cast<std::int64_t>(platform->id));
+      } else if (p[0] == CL_CONTEXT_INTEROP_USER_SYNC) {
+        flat.push_back(p[0]);
+        flat.push_back(p[1]);
+      } else {
+        return CL_INVALID_PROPERTY;  // GL, D3D and other sharing cannot cross hosts
+      }
+      if (flat.size() > 60) return CL_INVALID_PROPERTY;
+    }
+    flat.push_back(0);
+  }
+  creating.fields.put_array<std::int64_t>(flat);
+  return CL_SUCCESS;
+}
+
+std::vector<cl_context_properties> copy_properties(const cl_context_properties* properties) {
+  std::vector<cl_context_properties> copy;
+  if (properties == nullptr) return copy;
+  for (const auto* p = properties; *p != 0; p += 2) {
+    copy.push_back(p[0]);
+    copy.push_back(p[1]);
+  }
+  copy.push_back(0);
+  return copy;
+}
+
+cl_context finish_context(request& creating, remote_server& server,
+                          const cl_context_properties* properties, std::uint64_t id,
+                          cl_int* errcode_ret) {
+  reply answer;
+  if (cl_int status = creating.call(server, answer); status != CL_SUCCESS) {
+    return fail(errcode_ret, status);
+  }
+  auto* context = new _cl_context(object_kind::context, &server, id);
+  context->properties = copy_properties(properties);
+  server.register_object(context);
+  succeed(errcode_ret);
+  return context;
+}
+
+}  // namespace
+
+extern "C" {
+
+CL_API_ENTRY cl_context CL_API_CALL clCreateContext(
+    const cl_context_properties* properties, cl_uint num_devices, const cl_device_id* devices,
+    void(CL_CALLBACK* /*pfn_notify*/)(const char*, const void*, size_t, void*), void* /*user_data*/,
+    cl_int* errcode_ret) {
+  if (num_devices == 0 || devices == nullptr) return fail(errcode_ret, CL_INVALID_VALUE);
+  remote_server* server = nullptr;
+  for (cl_uint i = 0; i < num_devices; ++i) {
+    if (!valid(devices[i], object_kind::device)) return fail(errcode_ret, CL_INVALID_DEVICE);
+    if (server != nullptr && devices[i]->server != server) {
+      return fail(errcode_ret, CL_INVALID_DEVICE);  // a context lives on one server
+    }
+    server = devices[i]->server;
+  }
+  request creating(opcode::create_context);
+  std::uint64_t id = server->new_id();
+  creating.fields.put<std::uint64_t>(id);
+  if (cl_int status = put_context_properties(creating, properties, server); status != CL_SUCCESS) {
+    return fail(errcode_ret, status);
+  }
+  if (server != devices[0]->server) return fail(errcode_ret, CL_INVALID_PLATFORM);
+  creating.objects(devices, num_devices);
+  return finish_context(creating, *server, properties, id, errcode_ret);
+}
+
+CL_API_ENTRY cl_context CL_API_CALL
+clCreateContextFromType(const cl_context_properties* properties, cl_device_type device_type,
+                        void(CL_CALLBACK* /*pfn_notify*/)(const char*, const void*, size_t, void*),
+                        void* /*user_data*/, cl_int* errcode_ret) {
+  // The loader routes here by the CL_CONTEXT_PLATFORM property, or to its first platform.
+  remote_server* server = nullptr;
+  for (const auto* p = properties; p != nullptr && *p != 0; p += 2) {
+    if (p[0] == CL_CONTEXT_PLATFORM) {
+      auto platform = reinterpret_cast<cl_platform_id>(p[1]);
+      if (!valid(platform, object_kind::platform)) return fail(errcode_ret, CL_INVALID_PLATFORM);
+      server = platform->server;
+    }
+  }
+  if (server == nullptr) {
+    if (platforms().empty()) return fail(errcode_ret, CL_INVALID_PLATFORM);
+    server = platforms().front()->server;
+  }
+  request creating(opcode::create_context_from_type);
+  std::uint64_t id = server->new_id();
+  creating.fields.put<std::uint64_t>(id);
+  if (cl_int status = put_context_properties(creating, properties, server); status != CL_SUCCESS) {
+    return fail(errcode_ret, status);
+  }
+  creating.fields.put<std::uint64_t>(device_type);
+  return finish_context(creating, *server, properties, id, errcode_ret);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clRetainContext(cl_context context) {
+  if (!valid(context, object_kind::context)) return CL_INVALID_CONTEXT;
+  ++context->references;
+  return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clReleaseContext(cl_context context) {
+  if (!valid(context, object_kind::context)) return CL_INVALID_CONTEXT;
+  release_object(context);
+  return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_info param_name,
+                                                 size_t param_value_size, void* param_value,
+                                                 size_t* param_value_size_ret) {
+  if (!valid(context, object_kind::context)) return CL_INVALID_CONTEXT;
+  switch (param_name) {
+    case CL_CONTEXT_REFERENCE_COUNT: {
+      auto count = static_cast<cl_uint>(context->references.load());
+      return copy_value_info(count, param_value_size, param_value, param_value_size_ret);
+    }
+    case CL_CONTEXT_PROPERTIES:
+      return copy_info(context->properties.data(),
+                       context->properties.size() * sizeof(cl_context_properties), param_value_size,
+                       param_value, param_value_size_ret);
+    default:
+      return forward_info(info_query::context, context, param_name, 0, param_value_size,
+                          param_value, param_value_size_ret);
+  }
+}
+
+CL_API_ENTRY cl_command_queue CL_API_CALL
+clCreateCommandQueue(cl_context context, cl_device_id device,
+                     cl_command_queue_properties properties, cl_int* errcode_ret) {
+  if (!valid(context, object_kind::context)) return fail(errcode_ret, CL_INVALID_CONTEXT);
+  if (!valid(device, object_kind::device) || device->server != context->server) {
+    return fail(errcode_ret, CL_INVALID_DEVICE);
+  }
+  request creating(opcode::create_queue);
+  std::uint64_t id = context->server->new_id();
+  creating.fields.put<std::uint64_t>(id);
+  creating.object(context).object(device);
+  creating.fields.put<std::uint64_t>(properties);
+  reply answer;
+  if (cl_int status = creating.call(*context->server, answer); status != CL_SUCCESS) {
+    return fail(errcode_ret, status);
+  }
+  auto* queue = new _cl_command_queue(object_kind::queue, context->server, id);
+  queue->context = context;
+  queue->device = device;
+  context->server->register_object(queue);
+  succeed(errcode_ret);
+  return queue;
+}
+
+// OpenCL 2.0's form, which programs use when a platform's headers are new: only the 1.2
+// properties are accepted.
+CL_API_ENTRY cl_command_queue CL_API_CALL
+clCreateCommandQueueWithProperties(cl_context context, cl_device_id device,
+                                   const cl_queue_properties* properties, cl_int* errcode_ret) {
+  cl_command_queue_properties flags = 0;
+  for (const auto* p = properties; p != nullptr && *p != 0; p += 2) {
+    if (p[0] != CL_QUEUE_PROPERTIES) return fail(errcode_ret, CL_INVALID_QUEUE_PROPERTIES);
+    flags = static_cast<cl_command_queue_properties>(p[1]);
+  }
+  return clCreateCommandQueue(context, device, flags, errcode_ret);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue queue) {
+  if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
+  ++queue->references;
+  return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue queue) {
+  if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
+  // OpenCL flushes a queue when its last reference goes.
+  if (queue->references.load() == 1) clFlush(queue);
+  release_object(queue);
+  return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue queue,
+                                                      cl_command_queue_info param_name,
+                                                      size_t param_value_size, void* param_value,
+                                                      size_t* param_value_size_ret) {
+  if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
+  switch (param_name) {
+    case CL_QUEUE_CONTEXT:
+      return copy_value_info(queue->context, param_value_size, param_value, param_value_size_ret);
+    case CL_QUEUE_DEVICE:
+      return copy_value_info(queue->device, param_value_size, param_value, param_value_size_ret);
+    case CL_QUEUE_REFERENCE_COUNT: {
+      auto count = static_cast<cl_uint>(queue->references.load());
+      return copy_value_info(count, param_value_size, param_value, param_value_size_ret);
+    }
+    default:
+      return forward_info(info_query::queue, queue, param_name, 0, param_value_size, param_value,
+                          param_value_size_ret);
+  }
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue queue,
+                                                          cl_command_queue_properties, cl_bool,
+                                                          cl_command_queue_properties*) {
+  if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
+  return CL_INVALID_OPERATION;  // deprecated since OpenCL 1.1
+}
+
+}  // extern "C"

@@ -1,0 +1,131 @@
+#include "remote/icd/api_support.hpp"
+
+#include <cctype>
+
+namespace troupe::remote::icd {
+
+cl_int fetch_info(info_query query, const remote_object* subject, cl_uint param,
+                  std::uint64_t extra, std::vector<std::byte>& value) {
+  request asking(opcode::get_info);
+  asking.fields.put<std::uint8_t>(static_cast<std::uint8_t>(query)).put<std::uint32_t>(param);
+  asking.object(subject);
+  asking.fields.put<std::uint64_t>(extra);
+  reply answer;
+  if (cl_int status = asking.call(*subject->server, answer); status != CL_SUCCESS) return status;
+  reader fields = answer.fields();
+  try {
+    auto form = fields.get<std::uint8_t>();
+    if (form == 0) {
+      auto bytes = fields.get_bytes();
+      value.assign(bytes.begin(), bytes.end());
+      return CL_SUCCESS;
+    }
+    auto kind = static_cast<object_kind>(fields.get<std::uint8_t>());
+    if (form != 1 || kind != info_handle_kind(query, param)) {
+      throw decode_error("info reply of an unexpected form");
+    }
+    auto ids = fields.get_array<std::uint64_t>();
+    value.resize(ids.size() * sizeof(void*));
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      remote_object* object = subject->server->object_for(kind, ids[i]);
+      if (kind == object_kind::device && object != nullptr) {
+        auto* device = static_cast<_cl_device_id*>(object);
+        if (device->platform == nullptr && subject->kind == object_kind::device) {
+          device->platform = static_cast<const _cl_device_id*>(subject)->platform;
+        }
+      }
+      std::memcpy(value.data() + i * sizeof(void*), &object, sizeof(void*));
+    }
+    return CL_SUCCESS;
+  } catch (const decode_error& error) {
+    subject->server->mark_lost(error.what());
+    return CL_OUT_OF_RESOURCES;
+  }
+}
+
+cl_int forward_info(info_query query, const remote_object* subject, cl_uint param,
+                    std::uint64_t extra, std::size_t param_value_size, void* param_value,
+                    std::size_t* param_value_size_ret) {
+  std::vector<std::byte> value;
+  if (cl_int status = fetch_info(query, subject, param, extra, value); status != CL_SUCCESS) {
+    return status;
+  }
+  return copy_info(value.data(), value.size(), param_value_size, param_value, param_value_size_ret);
+}
+
+cl_int put_command(request& command, cl_command_queue queue, cl_uint num_events,
+                   const cl_event* wait_list, cl_event* event) {
+  if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
+  if ((num_events == 0) != (wait_list == nullptr)) return CL_INVALID_EVENT_WAIT_LIST;
+  std::vector<cl_event> same_server;
+  for (cl_uint i = 0; i < num_events; ++i) {
+    cl_event waited = wait_list[i];
+    if (!valid(waited, object_kind::event)) return CL_INVALID_EVENT_WAIT_LIST;
+    if (waited->server == queue->server) {
+      same_server.push_back(waited);
+    } else {
+      // An event of another server cannot be named on this one: wait for it here, on the host.
+      if (cl_int status = clWaitForEvents(1, &waited); status != CL_SUCCESS) {
+        return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+      }
+    }
+  }
+  command.object(queue);
+  command.objects(same_server.data(), same_server.size());
+  if (event != nullptr) {
+    auto* created = new _cl_event(object_kind::event, queue->server, queue->server->new_id());
+    created->queue = queue;
+    created->context = queue->context;
+    queue->server->register_object(created);
+    command.fields.put<std::uint64_t>(created->id);
+    *event = created;
+  } else {
+    command.fields.put<std::uint64_t>(0);
+  }
+  return CL_SUCCESS;
+}
+
+namespace {
+
+void drop_event(cl_event* event) {
+  if (event != nullptr && *event != nullptr) {
+    release_object(*event);
+    *event = nullptr;
+  }
+}
+
+}  // namespace
+
+cl_int send_command(request& command, cl_command_queue queue, cl_event* event) {
+  cl_int status = command.send(*queue->server, CL_OUT_OF_RESOURCES);
+  if (status != CL_SUCCESS) drop_event(event);
+  return status;
+}
+
+cl_int call_command(request& command, cl_command_queue queue, cl_event* event, void* bulk,
+                    std::size_t bulk_size) {
+  reply answer;
+  cl_int status = command.call_into(*queue->server, answer, bulk, bulk_size, CL_OUT_OF_RESOURCES);
+  status = command.with_deferred(*queue->server, status);
+  if (status != CL_SUCCESS) drop_event(event);
+  return status;
+}
+
+std::string cap_version(const std::string& version, const char* prefix) {
+  std::size_t start = std::strlen(prefix);
+  if (version.compare(0, start, prefix) != 0) return version;
+  std::size_t end = start;
+  while (end < version.size() &&
+         (std::isdigit(static_cast<unsigned char>(version[end])) || version[end] == '.')) {
+    ++end;
+  }
+  std::string number = version.substr(start, end - start);
+  int major = 0, minor = 0;
+  if (std::sscanf(number.c_str(), "%d.%d", &major, &minor) == 2 &&
+      (major > 1 || (major == 1 && minor > 2))) {
+    return std::string(prefix) + "1.2" + version.substr(end);
+  }
+  return version;
+}
+
+}  // namespace troupe::remote::icd

@@ -1,0 +1,76 @@
+// Helpers shared by the ICD's entry points: argument checks, info values, errors.
+#pragma once
+
+#include <cstring>
+#include <string>
+
+#include "remote/icd/objects.hpp"
+#include "remote/icd/remote_server.hpp"
+#include "remote/protocol/info_handles.hpp"
+
+namespace troupe::remote::icd {
+
+/// True when `handle` is a non-null object of this driver of kind `kind`.
+template <class Handle>
+bool valid(Handle handle, object_kind kind) {
+  return handle != nullptr && handle->kind == kind;
+}
+
+/// Sets *errcode_ret (when given) and returns `value` (a null handle, usually).
+template <class T = std::nullptr_t>
+T fail(cl_int* errcode_ret, cl_int code, T value = nullptr) {
+  if (errcode_ret != nullptr) *errcode_ret = code;
+  return value;
+}
+
+inline void succeed(cl_int* errcode_ret) {
+  if (errcode_ret != nullptr) *errcode_ret = CL_SUCCESS;
+}
+
+/// Copies an info value by OpenCL's rules (size query, too small a buffer).
+inline cl_int copy_info(const void* value, std::size_t size, std::size_t param_value_size,
+                        void* param_value, std::size_t* param_value_size_ret) {
+  if (param_value != nullptr) {
+    if (param_value_size < size) return CL_INVALID_VALUE;
+    if (size > 0) std::memcpy(param_value, value, size);
+  }
+  if (param_value_size_ret != nullptr) *param_value_size_ret = size;
+  return CL_SUCCESS;
+}
+inline cl_int copy_string_info(const std::string& text, std::size_t param_value_size,
+                               void* param_value, std::size_t* param_value_size_ret) {
+  return copy_info(text.c_str(), text.size() + 1, param_value_size, param_value,
+                   param_value_size_ret);
+}
+template <class T>
+cl_int copy_value_info(const T& value, std::size_t param_value_size, void* param_value,
+                       std::size_t* param_value_size_ret) {
+  return copy_info(&value, sizeof value, param_value_size, param_value, param_value_size_ret);
+}
+
+/// Fetches a whole info value from the server: raw bytes, with handles already turned into
+/// this driver's objects. Returns the status of the query.
+cl_int fetch_info(info_query query, const remote_object* subject, cl_uint param,
+                  std::uint64_t extra, std::vector<std::byte>& value);
+
+/// fetch_info() and copy_info() in one.
+cl_int forward_info(info_query query, const remote_object* subject, cl_uint param,
+                    std::uint64_t extra, std::size_t param_value_size, void* param_value,
+                    std::size_t* param_value_size_ret);
+
+/// The command header every enqueue starts with: queue, wait list, the new event's id.
+/// Returns CL_SUCCESS or the error of an invalid wait list. `event` gets the new event.
+cl_int put_command(request& command, cl_command_queue queue, cl_uint num_events,
+                   const cl_event* wait_list, cl_event* event);
+
+/// Sends a command without waiting (pipelined); on failure drops the event it created.
+cl_int send_command(request& command, cl_command_queue queue, cl_event* event);
+
+/// Sends a command and waits for it; bulk reply bytes land in `bulk`.
+cl_int call_command(request& command, cl_command_queue queue, cl_event* event, void* bulk = nullptr,
+                    std::size_t bulk_size = 0);
+
+/// Rewrites "OpenCL X.Y ..." so that X.Y is at most 1.2, the version this driver implements.
+std::string cap_version(const std::string& version, const char* prefix);
+
+}  // namespace troupe::remote::icd

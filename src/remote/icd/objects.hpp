@@ -1,0 +1,125 @@
+// The ICD's OpenCL objects. The ICD loader requires each to start with a pointer to the
+// dispatch table; the rest says which server holds the real object and under which id.
+#pragma once
+
+#include <CL/cl_icd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "remote/protocol/opcode.hpp"
+
+namespace troupe::remote::icd {
+
+class remote_server;
+struct connection;
+
+/// The dispatch table every object of this driver points to (filled in dispatch.cpp).
+extern cl_icd_dispatch dispatch_table;
+
+/// What every object of this driver starts with.
+struct remote_object {
+  remote_object(object_kind kind, remote_server* server, std::uint64_t id);
+  // Not virtual: a vtable pointer would displace the dispatch pointer from the first word.
+  // destroy_object() deletes through the right type.
+  ~remote_object();
+  remote_object(const remote_object&) = delete;
+  remote_object& operator=(const remote_object&) = delete;
+
+  cl_icd_dispatch* dispatch = &dispatch_table;  // must stay the first word
+  const object_kind kind;
+  remote_server* const server;
+  const std::uint64_t id;
+  /// The application's references plus the driver's own holds (pending callbacks).
+  std::atomic<std::int64_t> references{1};
+  /// The last pipelined frame that named this object, as (connection index << 32 | sequence),
+  /// 0 for none. A frame on another connection that names the object is fenced behind it:
+  /// frames of different connections are not ordered on the server.
+  std::atomic<std::uint64_t> last_frame{0};
+};
+
+/// True when `pointer` is a live object of this driver (kernel arguments are told apart so).
+bool is_live_object(const void* pointer);
+
+/// Deletes an object through its most-derived type.
+void destroy_object(remote_object* object);
+
+/// Drops one reference; the last one tells the server and frees the object.
+void release_object(remote_object* object);
+
+}  // namespace troupe::remote::icd
+
+struct _cl_platform_id : troupe::remote::icd::remote_object {
+  using remote_object::remote_object;
+  std::string name;        ///< the server's platform name with " (troupe @ host:port)"
+  std::string extensions;  ///< the server's, with cl_khr_icd and cl_troupe_remote
+};
+
+struct _cl_device_id : troupe::remote::icd::remote_object {
+  using remote_object::remote_object;
+  cl_platform_id platform = nullptr;
+  bool root = true;  ///< root devices are never freed; sub-devices are reference counted
+};
+
+struct _cl_context : troupe::remote::icd::remote_object {
+  using remote_object::remote_object;
+  std::vector<cl_context_properties> properties;  ///< as the application gave them
+};
+
+struct _cl_command_queue : troupe::remote::icd::remote_object {
+  using remote_object::remote_object;
+  cl_context context = nullptr;
+  cl_device_id device = nullptr;
+};
+
+struct _cl_mem : troupe::remote::icd::remote_object {
+  using remote_object::remote_object;
+  struct mapping {
+    std::size_t offset = 0;
+    std::size_t size = 0;
+    cl_map_flags flags = 0;
+    bool owned = false;                 ///< memory the driver allocated (not the host pointer)
+    std::size_t origin[3] = {0, 0, 0};  ///< images: the mapped region
+    std::size_t region[3] = {0, 0, 0};
+    std::size_t row_pitch = 0, slice_pitch = 0;
+  };
+  cl_context context = nullptr;
+  cl_mem_flags flags = 0;  ///< as the application gave them
+  void* host_pointer = nullptr;
+  std::size_t size = 0;
+  cl_mem_object_type type = CL_MEM_OBJECT_BUFFER;
+  std::size_t element_size = 0;                  ///< images
+  std::size_t width = 0, height = 1, depth = 1;  ///< images; arrays count layers in depth
+  std::mutex mutex;
+  std::unordered_map<void*, mapping> mappings;
+  struct destructor_callback {
+    void(CL_CALLBACK* function)(cl_mem, void*);
+    void* user_data;
+  };
+  std::vector<destructor_callback> destructor_callbacks;
+};
+
+struct _cl_sampler : troupe::remote::icd::remote_object {
+  using remote_object::remote_object;
+  cl_context context = nullptr;
+};
+
+struct _cl_program : troupe::remote::icd::remote_object {
+  using remote_object::remote_object;
+  cl_context context = nullptr;
+};
+
+struct _cl_kernel : troupe::remote::icd::remote_object {
+  using remote_object::remote_object;
+  cl_program program = nullptr;
+};
+
+struct _cl_event : troupe::remote::icd::remote_object {
+  using remote_object::remote_object;
+  cl_command_queue queue = nullptr;  ///< null for user events
+  cl_context context = nullptr;
+};

@@ -1,0 +1,330 @@
+#include "remote/icd/remote_server.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+namespace troupe::remote::icd {
+
+namespace {
+
+int log_level() {
+  static const int level = [] {
+    const char* setting = std::getenv("TROUPE_ICD_LOG");
+    if (setting == nullptr) return 1;
+    if (std::strcmp(setting, "quiet") == 0) return 0;
+    if (std::strcmp(setting, "debug") == 0) return 2;
+    return 1;
+  }();
+  return level;
+}
+
+opcode reply_to(opcode op) {
+  return static_cast<opcode>(static_cast<std::uint16_t>(op) |
+                             static_cast<std::uint16_t>(opcode::reply));
+}
+
+// Receives a reply frame; the bulk bytes of a successful reply go to `bulk` when given.
+void receive_reply(connection& link, opcode op, reply& answer, void* bulk, std::size_t size) {
+  frame_header header = link.socket.receive_header(max_frame_payload);
+  if (header.opcode != static_cast<std::uint16_t>(reply_to(op)) ||
+      header.sequence != link.sequence) {
+    throw decode_error("reply out of order: opcode " + std::to_string(header.opcode) +
+                       ", sequence " + std::to_string(header.sequence));
+  }
+  // Status, deferred status and an empty message come first in every reply.
+  constexpr std::size_t prefix = 4 + 4 + 8;
+  std::size_t bulk_prefix = bulk != nullptr ? prefix + 8 : prefix;
+  if (bulk != nullptr && header.payload_size == bulk_prefix + size) {
+    answer.payload.resize(bulk_prefix);
+    link.socket.receive_exact(answer.payload.data(), bulk_prefix);
+    reader peek(answer.payload);
+    answer.status = peek.get<std::int32_t>();
+    cl_int deferred = peek.get<std::int32_t>();
+    if (deferred != CL_SUCCESS && link.deferred == CL_SUCCESS) link.deferred = deferred;
+    auto message_size = peek.get<std::uint64_t>();
+    auto bulk_size = peek.get<std::uint64_t>();
+    if (answer.status != CL_SUCCESS || message_size != 0 || bulk_size != size) {
+      throw decode_error("bulk reply does not match its request");
+    }
+    link.socket.receive_exact(bulk, size);
+    answer.fields_at = answer.payload.size();
+    return;
+  }
+  answer.payload.resize(header.payload_size);
+  link.socket.receive_exact(answer.payload.data(), answer.payload.size());
+  reader fields(answer.payload);
+  answer.status = fields.get<std::int32_t>();
+  cl_int deferred = fields.get<std::int32_t>();
+  if (deferred != CL_SUCCESS && link.deferred == CL_SUCCESS) link.deferred = deferred;
+  answer.message = fields.get_string();
+  answer.fields_at = answer.payload.size() - fields.remaining();
+  if (answer.status == CL_SUCCESS && bulk != nullptr) {
+    throw decode_error("bulk reply of the wrong size");
+  }
+}
+
+}  // namespace
+
+void warn(const std::string& message) {
+  if (log_level() >= 1) std::fprintf(stderr, "troupe-icd: warning: %s\n", message.c_str());
+}
+
+void debug(const std::string& message) {
+  if (log_level() >= 2) std::fprintf(stderr, "troupe-icd: %s\n", message.c_str());
+}
+
+// Each thread's connections, returned to their servers' idle lists when the thread ends.
+struct thread_connections {
+  std::vector<std::pair<remote_server*, connection*>> held;
+  ~thread_connections() {
+    for (auto [server, link] : held) {
+      std::lock_guard lock(server->mutex_);
+      server->idle_.push_back(link);
+    }
+  }
+};
+thread_local thread_connections this_thread;
+
+remote_server::remote_server(std::string host, std::uint16_t port, std::string token)
+    : host_(std::move(host)),
+      port_(port),
+      token_(std::move(token)),
+      endpoint_(host_ + ":" + std::to_string(port_)) {}
+
+remote_server::~remote_server() {
+  anchor_.shutdown();
+  if (listener_.joinable()) listener_.join();
+}
+
+void remote_server::open(int timeout_ms) {
+  anchor_ = stream_socket::connect(host_, port_, timeout_ms);
+  writer hello;
+  hello.put<std::uint32_t>(protocol_magic).put<std::uint16_t>(protocol_version).put_string(token_);
+  anchor_.send_frame(opcode::hello, flag_reply, 0, hello);
+  std::vector<std::byte> payload;
+  frame_header header = anchor_.receive_frame(payload, max_handshake_payload);
+  reader in(payload);
+  auto status = in.get<std::int32_t>();
+  in.get<std::int32_t>();
+  auto message = in.get_string();
+  if (header.opcode != static_cast<std::uint16_t>(reply_to(opcode::hello)) ||
+      status != CL_SUCCESS) {
+    throw connection_lost("refused: " +
+                          (message.empty() ? std::string("no reason given") : message));
+  }
+  session_ = in.get<std::uint64_t>();
+  key_[0] = in.get<std::uint64_t>();
+  key_[1] = in.get<std::uint64_t>();
+  listener_ = std::thread([this] { listen_for_notifications(); });
+}
+
+void remote_server::mark_lost(const std::string& why) {
+  if (!lost_.exchange(true)) {
+    warn("lost the server " + endpoint_ + " (" + why + "); its platform's calls fail from now on");
+    anchor_.shutdown();
+  }
+}
+
+remote_object* remote_server::object_for(object_kind kind, std::uint64_t id) {
+  if (id == 0) return nullptr;
+  std::lock_guard lock(mutex_);
+  if (auto found = objects_.find(id); found != objects_.end()) return found->second;
+  remote_object* object = nullptr;
+  switch (kind) {
+    case object_kind::platform:
+      object = new _cl_platform_id(kind, this, id);
+      break;
+    case object_kind::device:
+      object = new _cl_device_id(kind, this, id);
+      break;
+    case object_kind::context:
+      object = new _cl_context(kind, this, id);
+      break;
+    case object_kind::queue:
+      object = new _cl_command_queue(kind, this, id);
+      break;
+    case object_kind::mem:
+      object = new _cl_mem(kind, this, id);
+      break;
+    case object_kind::sampler:
+      object = new _cl_sampler(kind, this, id);
+      break;
+    case object_kind::program:
+      object = new _cl_program(kind, this, id);
+      break;
+    case object_kind::kernel:
+      object = new _cl_kernel(kind, this, id);
+      break;
+    case object_kind::event:
+      object = new _cl_event(kind, this, id);
+      break;
+    case object_kind::none:
+      return nullptr;
+  }
+  // Found, not created: the application holds no reference (OpenCL's info queries add none).
+  object->references = 0;
+  objects_.emplace(id, object);
+  return object;
+}
+
+void remote_server::register_object(remote_object* object) {
+  std::lock_guard lock(mutex_);
+  objects_[object->id] = object;
+}
+
+void remote_server::forget_object(std::uint64_t id) {
+  std::lock_guard lock(mutex_);
+  objects_.erase(id);
+}
+
+connection& remote_server::this_thread_connection() {
+  for (auto [server, link] : this_thread.held) {
+    if (server == this) return *link;
+  }
+  connection* link = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    if (!idle_.empty()) {
+      link = idle_.back();
+      idle_.pop_back();
+    }
+  }
+  if (link == nullptr) {
+    auto made = std::make_unique<connection>();
+    made->socket = stream_socket::connect(host_, port_, 10000);
+    writer attach;
+    attach.put<std::uint32_t>(protocol_magic).put<std::uint16_t>(protocol_version);
+    attach.put_string(token_).put<std::uint64_t>(session_);
+    attach.put<std::uint64_t>(key_[0]).put<std::uint64_t>(key_[1]);
+    made->socket.send_frame(opcode::attach, flag_reply, 0, attach);
+    reply answer;
+    receive_reply(*made, opcode::attach, answer, nullptr, 0);
+    if (answer.status != CL_SUCCESS) throw connection_lost("attach refused: " + answer.message);
+    made->index = answer.fields().get<std::uint32_t>();
+    link = made.get();
+    std::lock_guard lock(mutex_);
+    connections_.push_back(std::move(made));
+  }
+  this_thread.held.emplace_back(this, link);
+  return *link;
+}
+
+std::uint64_t remote_server::add_callback(std::function<void(cl_int)> callback) {
+  std::lock_guard lock(mutex_);
+  std::uint64_t id = next_callback_++;
+  callbacks_.emplace(id, std::move(callback));
+  return id;
+}
+
+void remote_server::listen_for_notifications() {
+  std::vector<std::byte> payload;
+  try {
+    while (true) {
+      frame_header header = anchor_.receive_frame(payload, max_handshake_payload);
+      if (header.opcode != static_cast<std::uint16_t>(opcode::event_callback)) {
+        throw decode_error("unexpected notification " + std::to_string(header.opcode));
+      }
+      reader in(payload);
+      auto callback_id = in.get<std::uint64_t>();
+      auto status = in.get<std::int32_t>();
+      std::function<void(cl_int)> callback;
+      {
+        std::lock_guard lock(mutex_);
+        if (auto found = callbacks_.find(callback_id); found != callbacks_.end()) {
+          callback = std::move(found->second);
+          callbacks_.erase(found);
+        }
+      }
+      if (callback) callback(status);
+    }
+  } catch (const std::exception& error) {
+    mark_lost(error.what());
+  }
+  fail_pending_callbacks(CL_DEVICE_NOT_AVAILABLE);
+}
+
+void remote_server::fail_pending_callbacks(cl_int status) {
+  // Callbacks whose event will never be reported run with an error status, so that a program
+  // waiting for one does not hang.
+  std::unordered_map<std::uint64_t, std::function<void(cl_int)>> pending;
+  {
+    std::lock_guard lock(mutex_);
+    pending.swap(callbacks_);
+  }
+  for (auto& [id, callback] : pending) callback(status);
+}
+
+request& request::object(const remote_object* named) {
+  fields.put<std::uint64_t>(named != nullptr ? named->id : 0);
+  if (named != nullptr) named_.push_back(named);
+  return *this;
+}
+
+connection& request::prepare(remote_server& server) {
+  connection& link = server.this_thread_connection();
+  // Fence behind pipelined frames of other connections that named the same objects.
+  for (const remote_object* named : named_) {
+    std::uint64_t last = named->last_frame.load(std::memory_order_acquire);
+    auto index = static_cast<std::uint32_t>(last >> 32);
+    if (last == 0 || index == link.index) continue;
+    writer fence;
+    fence.put<std::uint32_t>(index).put<std::uint32_t>(static_cast<std::uint32_t>(last));
+    std::lock_guard lock(link.mutex);
+    link.socket.send_frame(opcode::fence, 0, ++link.sequence, fence);
+    link.unsynced = true;
+  }
+  return link;
+}
+
+cl_int request::send(remote_server& server, cl_int when_lost) {
+  if (server.lost()) return when_lost;
+  try {
+    connection& link = prepare(server);
+    std::lock_guard lock(link.mutex);
+    link.socket.send_frame(op_, 0, ++link.sequence, fields);
+    link.unsynced = true;
+    std::uint64_t stamp = (std::uint64_t{link.index} << 32) | link.sequence;
+    for (const remote_object* named : named_) {
+      const_cast<remote_object*>(named)->last_frame.store(stamp, std::memory_order_release);
+    }
+    return CL_SUCCESS;
+  } catch (const std::exception& error) {
+    server.mark_lost(error.what());
+    return when_lost;
+  }
+}
+
+cl_int request::call_into(remote_server& server, reply& answer, void* bulk, std::size_t size,
+                          cl_int when_lost) {
+  if (server.lost()) return when_lost;
+  try {
+    connection& link = prepare(server);
+    std::lock_guard lock(link.mutex);
+    link.socket.send_frame(op_, flag_reply, ++link.sequence, fields);
+    receive_reply(link, op_, answer, bulk, size);
+    link.unsynced = false;
+    if (answer.status != CL_SUCCESS) {
+      debug(std::string(to_string(op_)) + " failed: " + answer.message);
+    }
+    return answer.status;
+  } catch (const std::exception& error) {
+    server.mark_lost(error.what());
+    return when_lost;
+  }
+}
+
+cl_int request::call(remote_server& server, reply& answer, cl_int when_lost) {
+  return call_into(server, answer, nullptr, 0, when_lost);
+}
+
+cl_int request::with_deferred(remote_server& server, cl_int status) {
+  if (server.lost()) return status;
+  connection& link = server.this_thread_connection();
+  std::lock_guard lock(link.mutex);
+  cl_int deferred = std::exchange(link.deferred, CL_SUCCESS);
+  return status != CL_SUCCESS ? status : deferred;
+}
+
+}  // namespace troupe::remote::icd

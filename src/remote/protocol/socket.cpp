@@ -1,0 +1,227 @@
+#include "remote/protocol/socket.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace troupe::remote {
+
+namespace {
+
+std::string system_error(const char* what) {
+  return std::string(what) + ": " + std::strerror(errno);
+}
+
+}  // namespace
+
+stream_socket::stream_socket(int fd) : fd_(fd) {}
+stream_socket::stream_socket(stream_socket&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+stream_socket& stream_socket::operator=(stream_socket&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+stream_socket::~stream_socket() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void tune_socket(int fd) {
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+  int idle = 10, interval = 5, probes = 3;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof probes);
+  // Bulk transfers: large buffers keep a fast link busy.
+  int buffer = 4 << 20;
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buffer, sizeof buffer);
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer, sizeof buffer);
+}
+
+stream_socket stream_socket::connect(const std::string& host, std::uint16_t port, int timeout_ms) {
+  const std::string where = host + ":" + std::to_string(port);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0) {
+    throw connection_lost("cannot resolve " + where + ": " + ::gai_strerror(rc));
+  }
+  std::string last_error = "no address";
+  for (addrinfo* address = found; address != nullptr; address = address->ai_next) {
+    int fd =
+        ::socket(address->ai_family, address->ai_socktype | SOCK_CLOEXEC, address->ai_protocol);
+    if (fd < 0) continue;
+    // Non-blocking connect, so that an unreachable host costs timeout_ms, not minutes.
+    int flags = ::fcntl(fd, F_GETFL);
+    ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    int rc = ::connect(fd, address->ai_addr, address->ai_addrlen);
+    if (rc != 0 && errno == EINPROGRESS) {
+      pollfd waiting{fd, POLLOUT, 0};
+      rc = ::poll(&waiting, 1, timeout_ms);
+      if (rc == 0) {
+        errno = ETIMEDOUT;
+        rc = -1;
+      } else if (rc > 0) {
+        int error = 0;
+        socklen_t length = sizeof error;
+        ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length);
+        errno = error;
+        rc = error == 0 ? 0 : -1;
+      }
+    }
+    if (rc == 0) {
+      ::fcntl(fd, F_SETFL, flags);
+      tune_socket(fd);
+      ::freeaddrinfo(found);
+      return stream_socket(fd);
+    }
+    last_error = std::strerror(errno);
+    ::close(fd);
+  }
+  ::freeaddrinfo(found);
+  throw connection_lost("cannot connect to " + where + ": " + last_error);
+}
+
+void stream_socket::send_frame(opcode op, std::uint16_t flags, std::uint32_t sequence,
+                               const writer& payload) {
+  if (payload.size() > max_frame_payload) {
+    throw decode_error("frame payload of " + std::to_string(payload.size()) +
+                       " bytes is over the limit of " + std::to_string(max_frame_payload));
+  }
+  frame_header header{static_cast<std::uint32_t>(payload.size()), static_cast<std::uint16_t>(op),
+                      flags, sequence, 0};
+  iovec parts[3] = {{&header, sizeof header},
+                    {const_cast<std::byte*>(payload.head().data()), payload.head().size()},
+                    {const_cast<void*>(payload.tail()), payload.tail_size()}};
+  int first = 0;
+  while (first < 3) {
+    msghdr message{};
+    message.msg_iov = parts + first;
+    message.msg_iovlen = static_cast<std::size_t>(3 - first);
+    ssize_t sent = ::sendmsg(fd_, &message, MSG_NOSIGNAL);
+    if (sent < 0) {
+      if (errno == EINTR) continue;
+      throw connection_lost(system_error("send"));
+    }
+    auto left = static_cast<std::size_t>(sent);
+    while (first < 3 && left >= parts[first].iov_len) {
+      left -= parts[first].iov_len;
+      ++first;
+    }
+    if (first < 3) {
+      parts[first].iov_base = static_cast<char*>(parts[first].iov_base) + left;
+      parts[first].iov_len -= left;
+    }
+  }
+}
+
+void stream_socket::receive_exact(void* data, std::size_t size) {
+  auto* out = static_cast<char*>(data);
+  while (size > 0) {
+    ssize_t got = ::recv(fd_, out, size, 0);
+    if (got == 0) throw connection_lost("the peer closed the connection");
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw connection_lost(system_error("receive"));
+    }
+    out += got;
+    size -= static_cast<std::size_t>(got);
+  }
+}
+
+frame_header stream_socket::receive_header(std::uint32_t max_payload) {
+  frame_header header;
+  receive_exact(&header, sizeof header);
+  if (header.payload_size > max_payload) {
+    throw decode_error("frame announces " + std::to_string(header.payload_size) +
+                       " payload bytes, over the limit of " + std::to_string(max_payload));
+  }
+  return header;
+}
+
+frame_header stream_socket::receive_frame(std::vector<std::byte>& payload,
+                                          std::uint32_t max_payload) {
+  frame_header header = receive_header(max_payload);
+  payload.resize(header.payload_size);
+  receive_exact(payload.data(), payload.size());
+  return header;
+}
+
+void stream_socket::shutdown() noexcept {
+  if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
+}
+
+listen_socket::listen_socket(const std::string& address, std::uint16_t port) {
+  const std::string where = address + ":" + std::to_string(port);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST;
+  addrinfo* found = nullptr;
+  if (int rc = ::getaddrinfo(address.c_str(), std::to_string(port).c_str(), &hints, &found);
+      rc != 0) {
+    throw std::runtime_error("cannot listen on " + where + ": the address is not numeric (" +
+                             ::gai_strerror(rc) + ")");
+  }
+  fd_ = ::socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int one = 1;
+  ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (fd_ < 0 || ::bind(fd_, found->ai_addr, found->ai_addrlen) != 0 || ::listen(fd_, 64) != 0) {
+    std::string error = system_error(("cannot listen on " + where).c_str());
+    ::freeaddrinfo(found);
+    if (fd_ >= 0) ::close(fd_);
+    throw std::runtime_error(error);
+  }
+  if (found->ai_family == AF_INET) {
+    auto* ipv4 = reinterpret_cast<sockaddr_in*>(found->ai_addr);
+    loopback_ = (ntohl(ipv4->sin_addr.s_addr) >> 24) == 127;
+  } else if (found->ai_family == AF_INET6) {
+    auto* ipv6 = reinterpret_cast<sockaddr_in6*>(found->ai_addr);
+    loopback_ = IN6_IS_ADDR_LOOPBACK(&ipv6->sin6_addr);
+  }
+  ::freeaddrinfo(found);
+  sockaddr_storage bound{};
+  socklen_t length = sizeof bound;
+  ::getsockname(fd_, reinterpret_cast<sockaddr*>(&bound), &length);
+  port_ = ntohs(bound.ss_family == AF_INET ? reinterpret_cast<sockaddr_in*>(&bound)->sin_port
+                                           : reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port);
+}
+
+listen_socket::~listen_socket() {
+  close();
+}
+
+stream_socket listen_socket::accept() {
+  while (true) {
+    int fd = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd >= 0) {
+      tune_socket(fd);
+      return stream_socket(fd);
+    }
+    if (errno == EINTR || errno == ECONNABORTED) continue;
+    return stream_socket();
+  }
+}
+
+void listen_socket::close() noexcept {
+  if (fd_ >= 0) {
+    ::shutdown(fd_, SHUT_RDWR);  // wakes a thread blocked in accept()
+    ::close(std::exchange(fd_, -1));
+  }
+}
+
+}  // namespace troupe::remote

@@ -1,0 +1,77 @@
+// Blocking TCP streams for the remote protocol: whole frames in, whole frames out.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "remote/protocol/opcode.hpp"
+#include "remote/protocol/wire.hpp"
+
+namespace troupe::remote {
+
+/// The peer closed the connection, or the network failed under it.
+class connection_lost : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One connected TCP socket. Not thread-safe: each user serializes its own calls.
+class stream_socket {
+ public:
+  stream_socket() = default;
+  explicit stream_socket(int fd);
+  stream_socket(stream_socket&& other) noexcept;
+  stream_socket& operator=(stream_socket&& other) noexcept;
+  stream_socket(const stream_socket&) = delete;
+  stream_socket& operator=(const stream_socket&) = delete;
+  ~stream_socket();
+
+  /// Connects to host:port within `timeout_ms`; throws connection_lost naming the address.
+  static stream_socket connect(const std::string& host, std::uint16_t port, int timeout_ms);
+
+  /// Sends one frame: header, the writer's buffer, then its tail straight from memory.
+  void send_frame(opcode op, std::uint16_t flags, std::uint32_t sequence, const writer& payload);
+  /// Receives a header; throws decode_error if its payload is over `max_payload`.
+  frame_header receive_header(std::uint32_t max_payload);
+  /// Receives exactly `size` bytes.
+  void receive_exact(void* data, std::size_t size);
+  /// Receives a whole frame into `payload` (resized).
+  frame_header receive_frame(std::vector<std::byte>& payload, std::uint32_t max_payload);
+
+  /// Stops both directions; a thread blocked in receive on this socket returns.
+  void shutdown() noexcept;
+  [[nodiscard]] int fd() const { return fd_; }
+  [[nodiscard]] bool valid() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+/// Sets TCP_NODELAY and keepalive probes, so that a silent peer is noticed in seconds.
+void tune_socket(int fd);
+
+/// A listening socket on address:port (port 0: any free port).
+class listen_socket {
+ public:
+  listen_socket(const std::string& address, std::uint16_t port);
+  listen_socket(const listen_socket&) = delete;
+  listen_socket& operator=(const listen_socket&) = delete;
+  ~listen_socket();
+
+  /// Waits for the next connection; returns an invalid socket once close() was called.
+  stream_socket accept();
+  void close() noexcept;
+  [[nodiscard]] std::uint16_t port() const { return port_; }
+  /// True when the address is a loopback address (127.0.0.0/8 or ::1).
+  [[nodiscard]] bool loopback() const { return loopback_; }
+
+ private:
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+  bool loopback_ = false;
+};
+
+}  // namespace troupe::remote

@@ -1,0 +1,308 @@
+#include "remote/server/device_server.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <random>
+#include <stdexcept>
+
+#include "remote/server/call.hpp"
+
+namespace troupe::remote::server {
+
+namespace {
+
+// Compares in time independent of where the strings differ.
+bool same_token(const std::string& expected, const std::string& given) {
+  unsigned char difference = expected.size() == given.size() ? 0 : 1;
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    difference |= static_cast<unsigned char>(
+        given[i] ^ expected[i % std::max<std::size_t>(expected.size(), 1)]);
+  }
+  return difference == 0;
+}
+
+bool is_command(opcode op) {
+  auto value = static_cast<std::uint16_t>(op);
+  return value >= static_cast<std::uint16_t>(opcode::read_buffer) &&
+         value <= static_cast<std::uint16_t>(opcode::migrate_mem_objects);
+}
+
+void dispatch(opcode op, call& c) {
+  if (op == opcode::ping) return;
+  if (op == opcode::fence) {
+    auto index = c.in.get<std::uint32_t>();
+    auto sequence = c.in.get<std::uint32_t>();
+    c.owner.fence(index, sequence);
+    return;
+  }
+  if (op == opcode::get_info) return handle_get_info(c);
+  if (is_command(op)) return handle_command(op, c);
+  handle_object_request(op, c);
+}
+
+void send_status(stream_socket& socket, opcode op, std::uint32_t sequence, cl_int status,
+                 const std::string& message) {
+  writer reply;
+  reply.put<std::int32_t>(status).put<std::int32_t>(CL_SUCCESS).put_string(message);
+  socket.send_frame(static_cast<opcode>(static_cast<std::uint16_t>(op) |
+                                        static_cast<std::uint16_t>(opcode::reply)),
+                    0, sequence, reply);
+}
+
+}  // namespace
+
+log_level parse_log_level(const std::string& name) {
+  if (name == "error") return log_level::error;
+  if (name == "warn") return log_level::warn;
+  if (name == "info") return log_level::info;
+  if (name == "debug") return log_level::debug;
+  throw std::invalid_argument("log level '" + name + "' is not one of error, warn, info, debug");
+}
+
+device_server::device_server(server_options options)
+    : options_(std::move(options)), listener_(options_.address, options_.port) {
+  if (!listener_.loopback() && options_.token.empty()) {
+    throw std::invalid_argument("listening on " + options_.address +
+                                ", which is not a loopback address, needs a token file");
+  }
+  if (options_.max_clients == 0) throw std::invalid_argument("max clients must be at least 1");
+}
+
+device_server::~device_server() {
+  stop();
+  if (acceptor_.joinable()) acceptor_.join();
+  std::vector<worker> workers;
+  {
+    std::lock_guard lock(mutex_);
+    workers.swap(workers_);
+  }
+  for (auto& finishing : workers) finishing.thread.join();
+}
+
+void device_server::start() {
+  acceptor_ = std::thread([this] { run(); });
+}
+
+void device_server::run() {
+  log(log_level::info, "serving on " + options_.address + ":" + std::to_string(port()));
+  while (!stopping_) {
+    stream_socket socket = listener_.accept();
+    if (!socket.valid()) break;
+    std::lock_guard lock(mutex_);
+    if (stopping_) break;
+    std::erase_if(workers_, [](worker& old) {
+      if (!*old.done) return false;
+      old.thread.join();
+      return true;
+    });
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    workers_.push_back({std::thread([this, done, s = std::move(socket)]() mutable {
+                          serve(std::move(s));
+                          *done = true;
+                        }),
+                        done});
+  }
+}
+
+void device_server::stop() {
+  if (stopping_.exchange(true)) return;
+  listener_.close();
+  std::lock_guard lock(mutex_);
+  for (auto* socket : open_sockets_) socket->shutdown();
+}
+
+std::size_t device_server::session_count() const {
+  std::lock_guard lock(mutex_);
+  return sessions_.size();
+}
+
+std::size_t device_server::object_count() const {
+  std::lock_guard lock(mutex_);
+  std::size_t count = 0;
+  for (auto& [id, entry] : sessions_) count += entry.state->object_count();
+  return count;
+}
+
+void device_server::log(log_level level, const std::string& message) const {
+  if (level > options_.level) return;
+  static constexpr const char* names[] = {"error", "warn", "info", "debug"};
+  std::fprintf(stderr, "troupe-deviced: %s: %s\n", names[static_cast<int>(level)], message.c_str());
+}
+
+void device_server::serve(stream_socket socket) {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    open_sockets_.push_back(&socket);
+  }
+  try {
+    std::vector<std::byte> payload;
+    // Nothing is trusted before the handshake: its frame is small and read whole.
+    frame_header header = socket.receive_frame(payload, max_handshake_payload);
+    auto op = static_cast<opcode>(header.opcode);
+    reader in(payload);
+    if (op != opcode::hello && op != opcode::attach) {
+      throw decode_error("first frame is opcode " + std::to_string(header.opcode) +
+                         ", not a handshake");
+    }
+    auto magic = in.get<std::uint32_t>();
+    auto version = in.get<std::uint16_t>();
+    auto token = in.get_string();
+    if (magic != protocol_magic) throw decode_error("handshake without the protocol's magic");
+    if (version != protocol_version) {
+      send_status(socket, op, header.sequence, CL_INVALID_OPERATION,
+                  "protocol version " + std::to_string(version) + " is not this server's " +
+                      std::to_string(protocol_version));
+      throw decode_error("client speaks protocol version " + std::to_string(version));
+    }
+    if (!same_token(options_.token, token) && !options_.token.empty()) {
+      send_status(socket, op, header.sequence, CL_INVALID_OPERATION, "wrong token");
+      throw decode_error("wrong token");
+    }
+    if (op == opcode::hello) {
+      in.expect_end();
+      std::shared_ptr<session> opened;
+      {
+        std::lock_guard lock(mutex_);
+        if (sessions_.size() >= options_.max_clients) {
+          send_status(socket, op, header.sequence, CL_OUT_OF_RESOURCES,
+                      "the server already serves its maximum of " +
+                          std::to_string(options_.max_clients) + " clients");
+          throw decode_error("client refused: server full");
+        }
+        std::random_device random;
+        std::array<std::uint64_t, 2> key{};
+        for (auto& word : key) word = (std::uint64_t{random()} << 32) ^ random();
+        opened = std::make_shared<session>(next_session_++, key, &socket);
+        sessions_[opened->id()] = {opened, {}};
+      }
+      serve_anchor(socket, opened);
+      return;
+    }
+    auto session_id = in.get<std::uint64_t>();
+    std::array<std::uint64_t, 2> key{in.get<std::uint64_t>(), in.get<std::uint64_t>()};
+    in.expect_end();
+    std::shared_ptr<session> joined;
+    {
+      std::lock_guard lock(mutex_);
+      auto found = sessions_.find(session_id);
+      if (found != sessions_.end() && found->second.state->key() == key) {
+        joined = found->second.state;
+        found->second.connections.push_back(&socket);
+      }
+    }
+    if (!joined) {
+      send_status(socket, op, header.sequence, CL_INVALID_OPERATION,
+                  "no open session " + std::to_string(session_id) + " with that key");
+      throw decode_error("attach to an unknown session");
+    }
+    std::uint32_t index = joined->add_connection();
+    writer welcome;
+    welcome.put<std::int32_t>(CL_SUCCESS).put<std::int32_t>(CL_SUCCESS).put_string("");
+    welcome.put<std::uint32_t>(index);
+    socket.send_frame(static_cast<opcode>(static_cast<std::uint16_t>(opcode::attach) |
+                                          static_cast<std::uint16_t>(opcode::reply)),
+                      0, header.sequence, welcome);
+    try {
+      serve_requests(socket, joined, index);
+    } catch (...) {
+      joined->remove_connection(index);
+      throw;
+    }
+  } catch (const decode_error& error) {
+    log(log_level::warn, std::string("closing a connection: ") + error.what());
+  } catch (const connection_lost& lost) {
+    log(log_level::debug, std::string("connection closed: ") + lost.what());
+  } catch (const std::exception& error) {
+    log(log_level::error, std::string("closing a connection after: ") + error.what());
+  }
+  std::lock_guard lock(mutex_);
+  std::erase(open_sockets_, &socket);
+  for (auto& [id, entry] : sessions_) std::erase(entry.connections, &socket);
+}
+
+void device_server::serve_anchor(stream_socket& socket, std::shared_ptr<session> opened) {
+  log(log_level::info, "session " + std::to_string(opened->id()) + " opened");
+  writer welcome;
+  welcome.put<std::int32_t>(CL_SUCCESS).put<std::int32_t>(CL_SUCCESS).put_string("");
+  welcome.put<std::uint64_t>(opened->id());
+  welcome.put<std::uint64_t>(opened->key()[0]).put<std::uint64_t>(opened->key()[1]);
+  socket.send_frame(static_cast<opcode>(static_cast<std::uint16_t>(opcode::hello) |
+                                        static_cast<std::uint16_t>(opcode::reply)),
+                    0, 0, welcome);
+  // The first connection carries notifications only; the session lives as long as it does.
+  try {
+    std::vector<std::byte> ignored;
+    socket.receive_frame(ignored, max_handshake_payload);
+    log(log_level::warn, "session " + std::to_string(opened->id()) +
+                             " sent a request on its notification connection; closing it");
+  } catch (const std::exception&) {
+  }
+  opened->close_anchor();
+  close_session(opened->id());
+}
+
+void device_server::close_session(std::uint64_t id) {
+  std::shared_ptr<session> closing;
+  {
+    std::lock_guard lock(mutex_);
+    auto found = sessions_.find(id);
+    if (found == sessions_.end()) return;
+    closing = found->second.state;
+    for (auto* connection : found->second.connections) connection->shutdown();
+    sessions_.erase(found);
+  }
+  closing->close_fences();
+  std::size_t objects = closing->object_count();
+  closing->clear();
+  log(log_level::info, "session " + std::to_string(id) + " closed; released " +
+                           std::to_string(objects) + " objects");
+}
+
+void device_server::serve_requests(stream_socket& socket, std::shared_ptr<session> joined,
+                                   std::uint32_t index) {
+  std::vector<std::byte> payload;
+  cl_int deferred = CL_SUCCESS;
+  while (true) {
+    frame_header header = socket.receive_frame(payload, max_frame_payload);
+    auto op = static_cast<opcode>(header.opcode);
+    call c{*joined, reader(payload), writer{}, payload, {}, {}};
+    cl_int status = CL_SUCCESS;
+    std::string message;
+    try {
+      dispatch(op, c);
+      c.in.expect_end();
+    } catch (const cl_failure& failure) {
+      status = failure.code;
+      message = failure.message;
+    } catch (const std::bad_alloc&) {
+      status = CL_OUT_OF_HOST_MEMORY;
+      message = std::string("out of host memory serving ") + to_string(op);
+    }
+    joined->processed(index, header.sequence);
+    if (status != CL_SUCCESS) {
+      log(log_level::debug,
+          std::string(to_string(op)) + " failed (" + std::to_string(status) + "): " + message);
+    }
+    if ((header.flags & flag_reply) == 0) {
+      if (deferred == CL_SUCCESS) deferred = status;
+      continue;
+    }
+    writer reply;
+    reply.put<std::int32_t>(status).put<std::int32_t>(deferred).put_string(message);
+    deferred = CL_SUCCESS;
+    if (status == CL_SUCCESS) {
+      reply.put_raw(c.out.head());
+      reply.set_tail(c.reply_data.data(), c.reply_data.size());
+    } else if (op == opcode::create_program_with_binary || op == opcode::link_program) {
+      reply.put_raw(c.out.head());  // per-binary status / whether a program exists
+    }
+    socket.send_frame(
+        static_cast<opcode>(header.opcode | static_cast<std::uint16_t>(opcode::reply)), 0,
+        header.sequence, reply);
+  }
+}
+
+}  // namespace troupe::remote::server

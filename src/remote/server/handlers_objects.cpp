@@ -1,0 +1,452 @@
+// Requests that create, change, wait on or release objects (everything but commands and info).
+#include <algorithm>
+#include <string>
+
+#include "remote/server/call.hpp"
+
+namespace troupe::remote::server {
+
+namespace {
+
+// Registers an object the server created with a server-range id; the table takes over the
+// reference that creation returned.
+std::uint64_t adopt(call& c, object_kind kind, void* handle) {
+  std::uint64_t id = c.owner.id_for(kind, handle);  // takes a reference of its own
+  switch (kind) {
+    case object_kind::device:
+      clReleaseDevice(static_cast<cl_device_id>(handle));
+      break;
+    case object_kind::kernel:
+      clReleaseKernel(static_cast<cl_kernel>(handle));
+      break;
+    default:
+      break;
+  }
+  return id;
+}
+
+void put_ids(call& c, const std::vector<std::uint64_t>& ids) {
+  c.out.put_array<std::uint64_t>(ids);
+}
+
+std::vector<cl_device_id> devices(call& c) {
+  return c.objects<cl_device_id>(object_kind::device, CL_INVALID_DEVICE);
+}
+
+// Context properties arrive with platform ids in place of handles.
+std::vector<cl_context_properties> context_properties(call& c) {
+  auto raw = c.in.get_array<std::int64_t>(64);
+  if (raw.empty()) return {};
+  if (raw.size() % 2 != 1 || raw.back() != 0) {
+    throw cl_failure{CL_INVALID_PROPERTY,
+                     "context properties are not a zero-terminated list of "
+                     "name/value pairs"};
+  }
+  std::vector<cl_context_properties> properties(raw.begin(), raw.end());
+  for (std::size_t i = 0; i + 1 < properties.size(); i += 2) {
+    if (properties[i] == CL_CONTEXT_PLATFORM) {
+      auto platform = c.object_by_id<cl_platform_id>(static_cast<std::uint64_t>(properties[i + 1]),
+                                                     object_kind::platform, CL_INVALID_PLATFORM);
+      properties[i + 1] = reinterpret_cast<cl_context_properties>(platform);
+    } else if (properties[i] != CL_CONTEXT_INTEROP_USER_SYNC) {
+      throw cl_failure{CL_INVALID_PROPERTY, "context property " + std::to_string(properties[i]) +
+                                                " cannot be used remotely"};
+    }
+  }
+  return properties;
+}
+
+const cl_context_properties* or_null(const std::vector<cl_context_properties>& properties) {
+  return properties.empty() ? nullptr : properties.data();
+}
+
+struct callback_target {
+  std::weak_ptr<session> owner;
+  std::uint64_t callback_id;
+};
+
+void CL_CALLBACK forward_event_callback(cl_event, cl_int status, void* user_data) {
+  std::unique_ptr<callback_target> target(static_cast<callback_target*>(user_data));
+  if (auto owner = target->owner.lock()) {
+    writer notice;
+    notice.put<std::uint64_t>(target->callback_id).put<std::int32_t>(status);
+    owner->notify(opcode::event_callback, notice);
+  }
+}
+
+}  // namespace
+
+void handle_object_request(opcode op, call& c) {
+  cl_int status = CL_SUCCESS;
+  switch (op) {
+    case opcode::get_platforms: {
+      cl_uint count = 0;
+      check(clGetPlatformIDs(0, nullptr, &count), "clGetPlatformIDs");
+      std::vector<cl_platform_id> platforms(count);
+      check(clGetPlatformIDs(count, platforms.data(), nullptr), "clGetPlatformIDs");
+      std::vector<std::uint64_t> ids;
+      for (auto platform : platforms) {
+        // A host with troupe's ICD installed sees remote platforms too: serving them again
+        // would loop requests between servers.
+        char suffix[64] = {};
+        clGetPlatformInfo(platform, CL_PLATFORM_ICD_SUFFIX_KHR, sizeof suffix - 1, suffix, nullptr);
+        if (std::string(suffix) == "troupe") continue;
+        ids.push_back(c.owner.id_for(object_kind::platform, platform));
+      }
+      put_ids(c, ids);
+      return;
+    }
+    case opcode::get_device_ids: {
+      auto platform = c.object<cl_platform_id>(object_kind::platform, CL_INVALID_PLATFORM);
+      auto type = c.in.get<std::uint64_t>();
+      cl_uint count = 0;
+      check(clGetDeviceIDs(platform, type, 0, nullptr, &count), "clGetDeviceIDs");
+      std::vector<cl_device_id> found(count);
+      check(clGetDeviceIDs(platform, type, count, found.data(), nullptr), "clGetDeviceIDs");
+      std::vector<std::uint64_t> ids;
+      for (auto device : found) ids.push_back(c.owner.id_for(object_kind::device, device));
+      put_ids(c, ids);
+      return;
+    }
+    case opcode::create_sub_devices: {
+      auto device = c.object<cl_device_id>(object_kind::device, CL_INVALID_DEVICE);
+      auto raw = c.in.get_array<std::int64_t>(64);
+      std::vector<cl_device_partition_property> properties(raw.begin(), raw.end());
+      properties.push_back(0);
+      cl_uint count = 0;
+      check(clCreateSubDevices(device, properties.data(), 0, nullptr, &count),
+            "clCreateSubDevices");
+      std::vector<cl_device_id> created(count);
+      check(clCreateSubDevices(device, properties.data(), count, created.data(), nullptr),
+            "clCreateSubDevices");
+      std::vector<std::uint64_t> ids;
+      for (auto sub : created) ids.push_back(adopt(c, object_kind::device, sub));
+      put_ids(c, ids);
+      return;
+    }
+    case opcode::create_context: {
+      auto id = c.in.get<std::uint64_t>();
+      auto properties = context_properties(c);
+      auto listed = devices(c);
+      cl_context context = clCreateContext(or_null(properties), static_cast<cl_uint>(listed.size()),
+                                           listed.data(), nullptr, nullptr, &status);
+      check(status, "clCreateContext");
+      c.owner.add(id, object_kind::context, context);
+      return;
+    }
+    case opcode::create_context_from_type: {
+      auto id = c.in.get<std::uint64_t>();
+      auto properties = context_properties(c);
+      auto type = c.in.get<std::uint64_t>();
+      cl_context context =
+          clCreateContextFromType(or_null(properties), type, nullptr, nullptr, &status);
+      check(status, "clCreateContextFromType");
+      c.owner.add(id, object_kind::context, context);
+      return;
+    }
+    case opcode::create_queue: {
+      auto id = c.in.get<std::uint64_t>();
+      auto context = c.object<cl_context>(object_kind::context, CL_INVALID_CONTEXT);
+      auto device = c.object<cl_device_id>(object_kind::device, CL_INVALID_DEVICE);
+      auto properties = c.in.get<std::uint64_t>();
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+      cl_command_queue queue = clCreateCommandQueue(context, device, properties, &status);
+#pragma GCC diagnostic pop
+      check(status, "clCreateCommandQueue");
+      c.owner.add(id, object_kind::queue, queue);
+      return;
+    }
+    case opcode::create_buffer: {
+      auto id = c.in.get<std::uint64_t>();
+      auto context = c.object<cl_context>(object_kind::context, CL_INVALID_CONTEXT);
+      auto flags = c.in.get<std::uint64_t>();
+      auto size = c.in.get<std::uint64_t>();
+      auto initial = c.in.get_bytes();
+      // The client's host pointer stays on the client: the server copies the initial contents.
+      flags &= ~static_cast<cl_mem_flags>(CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
+      void* host = nullptr;
+      if (!initial.empty()) {
+        if (initial.size() != size) {
+          throw cl_failure{CL_INVALID_VALUE, "buffer of " + std::to_string(size) + " bytes with " +
+                                                 std::to_string(initial.size()) +
+                                                 " bytes of initial contents"};
+        }
+        flags |= CL_MEM_COPY_HOST_PTR;
+        host = const_cast<std::byte*>(initial.data());
+      }
+      cl_mem buffer = clCreateBuffer(context, flags, size, host, &status);
+      check(status, "clCreateBuffer");
+      c.owner.add(id, object_kind::mem, buffer);
+      return;
+    }
+    case opcode::create_sub_buffer: {
+      auto id = c.in.get<std::uint64_t>();
+      auto parent = c.object<cl_mem>(object_kind::mem, CL_INVALID_MEM_OBJECT);
+      auto flags = c.in.get<std::uint64_t>();
+      cl_buffer_region region{};
+      region.origin = c.in.get<std::uint64_t>();
+      region.size = c.in.get<std::uint64_t>();
+      cl_mem sub = clCreateSubBuffer(parent, flags, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
+      check(status, "clCreateSubBuffer");
+      c.owner.add(id, object_kind::mem, sub);
+      return;
+    }
+    case opcode::create_image: {
+      auto id = c.in.get<std::uint64_t>();
+      auto context = c.object<cl_context>(object_kind::context, CL_INVALID_CONTEXT);
+      auto flags = c.in.get<std::uint64_t>();
+      cl_image_format format{};
+      format.image_channel_order = c.in.get<std::uint32_t>();
+      format.image_channel_data_type = c.in.get<std::uint32_t>();
+      cl_image_desc desc{};
+      desc.image_type = c.in.get<std::uint32_t>();
+      desc.image_width = c.in.get<std::uint64_t>();
+      desc.image_height = c.in.get<std::uint64_t>();
+      desc.image_depth = c.in.get<std::uint64_t>();
+      desc.image_array_size = c.in.get<std::uint64_t>();
+      desc.image_row_pitch = c.in.get<std::uint64_t>();
+      desc.image_slice_pitch = c.in.get<std::uint64_t>();
+      auto buffer_id = c.in.get<std::uint64_t>();
+      if (buffer_id != 0) {
+        desc.buffer =
+            c.object_by_id<cl_mem>(buffer_id, object_kind::mem, CL_INVALID_IMAGE_DESCRIPTOR);
+      }
+      auto initial = c.in.get_bytes();
+      flags &= ~static_cast<cl_mem_flags>(CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
+      void* host = nullptr;
+      if (!initial.empty()) {
+        flags |= CL_MEM_COPY_HOST_PTR;
+        host = const_cast<std::byte*>(initial.data());
+      } else {
+        desc.image_row_pitch = 0;  // pitches describe host memory, which the server has none of
+        desc.image_slice_pitch = 0;
+      }
+      cl_mem image = clCreateImage(context, flags, &format, &desc, host, &status);
+      check(status, "clCreateImage");
+      c.owner.add(id, object_kind::mem, image);
+      return;
+    }
+    case opcode::get_supported_image_formats: {
+      auto context = c.object<cl_context>(object_kind::context, CL_INVALID_CONTEXT);
+      auto flags = c.in.get<std::uint64_t>();
+      auto type = c.in.get<std::uint32_t>();
+      cl_uint count = 0;
+      check(clGetSupportedImageFormats(context, flags, type, 0, nullptr, &count),
+            "clGetSupportedImageFormats");
+      std::vector<cl_image_format> formats(count);
+      check(clGetSupportedImageFormats(context, flags, type, count, formats.data(), nullptr),
+            "clGetSupportedImageFormats");
+      std::vector<std::uint32_t> flat;
+      for (auto& format : formats) {
+        flat.push_back(format.image_channel_order);
+        flat.push_back(format.image_channel_data_type);
+      }
+      c.out.put_array<std::uint32_t>(flat);
+      return;
+    }
+    case opcode::create_sampler: {
+      auto id = c.in.get<std::uint64_t>();
+      auto context = c.object<cl_context>(object_kind::context, CL_INVALID_CONTEXT);
+      auto normalized = c.in.get<std::uint32_t>();
+      auto addressing = c.in.get<std::uint32_t>();
+      auto filter = c.in.get<std::uint32_t>();
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+      cl_sampler sampler = clCreateSampler(context, normalized, addressing, filter, &status);
+#pragma GCC diagnostic pop
+      check(status, "clCreateSampler");
+      c.owner.add(id, object_kind::sampler, sampler);
+      return;
+    }
+    case opcode::create_program_with_source: {
+      auto id = c.in.get<std::uint64_t>();
+      auto context = c.object<cl_context>(object_kind::context, CL_INVALID_CONTEXT);
+      auto source = c.in.get_string();
+      const char* text = source.c_str();
+      std::size_t length = source.size();
+      cl_program program = clCreateProgramWithSource(context, 1, &text, &length, &status);
+      check(status, "clCreateProgramWithSource");
+      c.owner.add(id, object_kind::program, program);
+      return;
+    }
+    case opcode::create_program_with_binary: {
+      auto id = c.in.get<std::uint64_t>();
+      auto context = c.object<cl_context>(object_kind::context, CL_INVALID_CONTEXT);
+      auto listed = devices(c);
+      std::vector<std::span<const std::byte>> binaries;
+      std::vector<const unsigned char*> pointers;
+      std::vector<std::size_t> lengths;
+      for (std::size_t i = 0; i < listed.size(); ++i) {
+        binaries.push_back(c.in.get_bytes());
+        pointers.push_back(reinterpret_cast<const unsigned char*>(binaries.back().data()));
+        lengths.push_back(binaries.back().size());
+      }
+      std::vector<cl_int> binary_status(listed.size(), CL_SUCCESS);
+      cl_program program =
+          clCreateProgramWithBinary(context, static_cast<cl_uint>(listed.size()), listed.data(),
+                                    lengths.data(), pointers.data(), binary_status.data(), &status);
+      c.out.put_array<std::int32_t>(binary_status);
+      check(status, "clCreateProgramWithBinary");
+      c.owner.add(id, object_kind::program, program);
+      return;
+    }
+    case opcode::create_program_with_builtin_kernels: {
+      auto id = c.in.get<std::uint64_t>();
+      auto context = c.object<cl_context>(object_kind::context, CL_INVALID_CONTEXT);
+      auto listed = devices(c);
+      auto names = c.in.get_string();
+      cl_program program = clCreateProgramWithBuiltInKernels(
+          context, static_cast<cl_uint>(listed.size()), listed.data(), names.c_str(), &status);
+      check(status, "clCreateProgramWithBuiltInKernels");
+      c.owner.add(id, object_kind::program, program);
+      return;
+    }
+    case opcode::build_program: {
+      auto program = c.object<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
+      auto listed = devices(c);
+      auto options = c.in.get_string();
+      check(clBuildProgram(program, static_cast<cl_uint>(listed.size()),
+                           listed.empty() ? nullptr : listed.data(), options.c_str(), nullptr,
+                           nullptr),
+            "clBuildProgram");
+      return;
+    }
+    case opcode::compile_program: {
+      auto program = c.object<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
+      auto listed = devices(c);
+      auto options = c.in.get_string();
+      auto headers = c.objects<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
+      std::vector<std::string> names;
+      std::vector<const char*> name_pointers;
+      for (std::size_t i = 0; i < headers.size(); ++i) names.push_back(c.in.get_string());
+      for (auto& name : names) name_pointers.push_back(name.c_str());
+      check(clCompileProgram(
+                program, static_cast<cl_uint>(listed.size()),
+                listed.empty() ? nullptr : listed.data(), options.c_str(),
+                static_cast<cl_uint>(headers.size()), headers.empty() ? nullptr : headers.data(),
+                name_pointers.empty() ? nullptr : name_pointers.data(), nullptr, nullptr),
+            "clCompileProgram");
+      return;
+    }
+    case opcode::link_program: {
+      auto id = c.in.get<std::uint64_t>();
+      auto context = c.object<cl_context>(object_kind::context, CL_INVALID_CONTEXT);
+      auto listed = devices(c);
+      auto options = c.in.get_string();
+      auto inputs = c.objects<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
+      cl_program program = clLinkProgram(context, static_cast<cl_uint>(listed.size()),
+                                         listed.empty() ? nullptr : listed.data(), options.c_str(),
+                                         static_cast<cl_uint>(inputs.size()), inputs.data(),
+                                         nullptr, nullptr, &status);
+      // A failed link may still return a program, whose log says why: keep it for the client.
+      if (program != nullptr) c.owner.add(id, object_kind::program, program);
+      c.out.put<std::uint8_t>(program != nullptr ? 1 : 0);
+      check(status, "clLinkProgram");
+      return;
+    }
+    case opcode::unload_platform_compiler: {
+      auto platform = c.object<cl_platform_id>(object_kind::platform, CL_INVALID_PLATFORM);
+      check(clUnloadPlatformCompiler(platform), "clUnloadPlatformCompiler");
+      return;
+    }
+    case opcode::create_kernel: {
+      auto id = c.in.get<std::uint64_t>();
+      auto program = c.object<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
+      auto name = c.in.get_string();
+      cl_kernel kernel = clCreateKernel(program, name.c_str(), &status);
+      check(status, "clCreateKernel");
+      c.owner.add(id, object_kind::kernel, kernel);
+      return;
+    }
+    case opcode::create_kernels_in_program: {
+      auto program = c.object<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
+      auto count_only = c.in.get<std::uint8_t>() != 0;
+      cl_uint count = 0;
+      check(clCreateKernelsInProgram(program, 0, nullptr, &count), "clCreateKernelsInProgram");
+      std::vector<std::uint64_t> ids;
+      if (!count_only && count > 0) {
+        std::vector<cl_kernel> kernels(count);
+        check(clCreateKernelsInProgram(program, count, kernels.data(), nullptr),
+              "clCreateKernelsInProgram");
+        for (auto kernel : kernels) ids.push_back(adopt(c, object_kind::kernel, kernel));
+      }
+      c.out.put<std::uint32_t>(count);
+      put_ids(c, ids);
+      return;
+    }
+    case opcode::set_kernel_arg: {
+      auto kernel = c.object<cl_kernel>(object_kind::kernel, CL_INVALID_KERNEL);
+      auto index = c.in.get<std::uint32_t>();
+      auto form = static_cast<argument_form>(c.in.get<std::uint8_t>());
+      if (form == argument_form::mem) {
+        auto mem = c.object<cl_mem>(object_kind::mem, CL_INVALID_MEM_OBJECT);
+        check(clSetKernelArg(kernel, index, sizeof mem, &mem), "clSetKernelArg");
+      } else if (form == argument_form::sampler) {
+        auto sampler = c.object<cl_sampler>(object_kind::sampler, CL_INVALID_SAMPLER);
+        check(clSetKernelArg(kernel, index, sizeof sampler, &sampler), "clSetKernelArg");
+      } else if (form == argument_form::bytes) {
+        auto size = c.in.get<std::uint64_t>();
+        auto has_value = c.in.get<std::uint8_t>() != 0;
+        auto value = c.in.get_bytes();
+        if (has_value && value.size() != size) {
+          throw cl_failure{CL_INVALID_ARG_SIZE, "argument value of " +
+                                                    std::to_string(value.size()) +
+                                                    " bytes for a size of " + std::to_string(size)};
+        }
+        check(clSetKernelArg(kernel, index, size, has_value ? value.data() : nullptr),
+              "clSetKernelArg");
+      } else {
+        throw decode_error("set_kernel_arg with argument form " +
+                           std::to_string(static_cast<int>(form)));
+      }
+      return;
+    }
+    case opcode::create_user_event: {
+      auto id = c.in.get<std::uint64_t>();
+      auto context = c.object<cl_context>(object_kind::context, CL_INVALID_CONTEXT);
+      cl_event event = clCreateUserEvent(context, &status);
+      check(status, "clCreateUserEvent");
+      c.owner.add(id, object_kind::event, event);
+      return;
+    }
+    case opcode::set_user_event_status: {
+      auto event = c.object<cl_event>(object_kind::event, CL_INVALID_EVENT);
+      check(clSetUserEventStatus(event, c.in.get<std::int32_t>()), "clSetUserEventStatus");
+      return;
+    }
+    case opcode::set_event_callback: {
+      auto event = c.object<cl_event>(object_kind::event, CL_INVALID_EVENT);
+      auto type = c.in.get<std::int32_t>();
+      auto callback_id = c.in.get<std::uint64_t>();
+      auto target = std::make_unique<callback_target>();
+      target->owner = c.owner.weak_from_this();
+      target->callback_id = callback_id;
+      check(clSetEventCallback(event, type, forward_event_callback, target.get()),
+            "clSetEventCallback");
+      target.release();  // forward_event_callback owns it now
+      return;
+    }
+    case opcode::wait_for_events: {
+      auto events = c.objects<cl_event>(object_kind::event, CL_INVALID_EVENT);
+      if (events.empty()) throw cl_failure{CL_INVALID_VALUE, "clWaitForEvents with no events"};
+      check(clWaitForEvents(static_cast<cl_uint>(events.size()), events.data()), "clWaitForEvents");
+      return;
+    }
+    case opcode::release:
+      c.owner.release(c.in.get<std::uint64_t>());
+      return;
+    case opcode::flush:
+      check(clFlush(c.object<cl_command_queue>(object_kind::queue, CL_INVALID_COMMAND_QUEUE)),
+            "clFlush");
+      return;
+    case opcode::finish:
+      check(clFinish(c.object<cl_command_queue>(object_kind::queue, CL_INVALID_COMMAND_QUEUE)),
+            "clFinish");
+      return;
+    default:
+      throw decode_error(std::string("opcode ") + to_string(op) + " is not an object request");
+  }
+}
+
+}  // namespace troupe::remote::server

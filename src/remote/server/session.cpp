@@ -1,0 +1,211 @@
+#include "remote/server/session.hpp"
+
+namespace troupe::remote::server {
+
+cl_object::~cl_object() {
+  switch (kind_) {
+    case object_kind::device:
+      clReleaseDevice(as<cl_device_id>());
+      break;
+    case object_kind::context:
+      clReleaseContext(as<cl_context>());
+      break;
+    case object_kind::queue:
+      clReleaseCommandQueue(as<cl_command_queue>());
+      break;
+    case object_kind::mem:
+      clReleaseMemObject(as<cl_mem>());
+      break;
+    case object_kind::sampler:
+      clReleaseSampler(as<cl_sampler>());
+      break;
+    case object_kind::program:
+      clReleaseProgram(as<cl_program>());
+      break;
+    case object_kind::kernel:
+      clReleaseKernel(as<cl_kernel>());
+      break;
+    case object_kind::event:
+      clReleaseEvent(as<cl_event>());
+      break;
+    case object_kind::platform:
+    case object_kind::none:
+      break;
+  }
+}
+
+void retain_handle(object_kind kind, void* handle) {
+  switch (kind) {
+    case object_kind::device:
+      clRetainDevice(static_cast<cl_device_id>(handle));
+      break;
+    case object_kind::context:
+      clRetainContext(static_cast<cl_context>(handle));
+      break;
+    case object_kind::queue:
+      clRetainCommandQueue(static_cast<cl_command_queue>(handle));
+      break;
+    case object_kind::mem:
+      clRetainMemObject(static_cast<cl_mem>(handle));
+      break;
+    case object_kind::sampler:
+      clRetainSampler(static_cast<cl_sampler>(handle));
+      break;
+    case object_kind::program:
+      clRetainProgram(static_cast<cl_program>(handle));
+      break;
+    case object_kind::kernel:
+      clRetainKernel(static_cast<cl_kernel>(handle));
+      break;
+    case object_kind::event:
+      clRetainEvent(static_cast<cl_event>(handle));
+      break;
+    case object_kind::platform:
+    case object_kind::none:
+      break;
+  }
+}
+
+session::session(std::uint64_t id, std::array<std::uint64_t, 2> key, stream_socket* anchor)
+    : id_(id), key_(key), anchor_(anchor) {}
+
+void session::add(std::uint64_t id, object_kind kind, void* handle) {
+  auto object = std::make_shared<cl_object>(kind, handle);
+  std::lock_guard lock(mutex_);
+  if (id == 0 || id >= first_server_id) {
+    throw cl_failure{CL_INVALID_VALUE, "new " + std::string(to_string(kind)) + " id " +
+                                           std::to_string(id) + " is outside the client's range"};
+  }
+  auto [where, inserted] = objects_.try_emplace(id, std::move(object));
+  if (!inserted) {
+    throw cl_failure{CL_INVALID_VALUE, "new " + std::string(to_string(kind)) + " id " +
+                                           std::to_string(id) + " is already in use"};
+  }
+  ids_by_handle_.try_emplace(handle, id);
+}
+
+object_ref session::find(std::uint64_t id, object_kind kind, cl_int invalid) const {
+  std::lock_guard lock(mutex_);
+  auto where = objects_.find(id);
+  if (where == objects_.end() || where->second->kind() != kind) {
+    throw cl_failure{invalid, "no " + std::string(to_string(kind)) + " with id " +
+                                  std::to_string(id) + " in this session"};
+  }
+  return where->second;
+}
+
+std::uint64_t session::id_for(object_kind kind, void* handle) {
+  if (handle == nullptr) return 0;
+  std::lock_guard lock(mutex_);
+  if (auto known = ids_by_handle_.find(handle); known != ids_by_handle_.end()) {
+    return known->second;
+  }
+  retain_handle(kind, handle);
+  std::uint64_t id = next_server_id_++;
+  objects_.emplace(id, std::make_shared<cl_object>(kind, handle));
+  ids_by_handle_.emplace(handle, id);
+  return id;
+}
+
+void session::release(std::uint64_t id) {
+  object_ref dropped;  // released outside the lock
+  std::lock_guard lock(mutex_);
+  auto where = objects_.find(id);
+  if (where == objects_.end()) {
+    throw cl_failure{CL_INVALID_VALUE, "release of id " + std::to_string(id) +
+                                           ", which names nothing in this session"};
+  }
+  dropped = std::move(where->second);
+  objects_.erase(where);
+  // The handle may be registered under another id too (an object the client created and
+  // then found again cannot be, but be exact): remove only this id's entry.
+  for (auto it = ids_by_handle_.begin(); it != ids_by_handle_.end(); ++it) {
+    if (it->second == id) {
+      ids_by_handle_.erase(it);
+      break;
+    }
+  }
+}
+
+void session::clear() {
+  std::unordered_map<std::uint64_t, object_ref> dropped;
+  {
+    std::lock_guard lock(mutex_);
+    dropped.swap(objects_);
+    ids_by_handle_.clear();
+  }
+  // Kernels and events before what they use: releasing in a fixed order keeps drivers calm.
+  for (auto kind :
+       {object_kind::event, object_kind::kernel, object_kind::program, object_kind::sampler,
+        object_kind::mem, object_kind::queue, object_kind::context, object_kind::device}) {
+    for (auto it = dropped.begin(); it != dropped.end();) {
+      if (it->second->kind() == kind) {
+        it = dropped.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+}
+
+std::size_t session::object_count() const {
+  std::lock_guard lock(mutex_);
+  return objects_.size();
+}
+
+std::uint32_t session::add_connection() {
+  std::lock_guard lock(progress_mutex_);
+  std::uint32_t index = next_connection_++;
+  progress_[index] = 0;
+  return index;
+}
+
+void session::processed(std::uint32_t index, std::uint32_t sequence) {
+  {
+    std::lock_guard lock(progress_mutex_);
+    progress_[index] = sequence;
+  }
+  progress_changed_.notify_all();
+}
+
+void session::remove_connection(std::uint32_t index) {
+  {
+    std::lock_guard lock(progress_mutex_);
+    progress_.erase(index);
+  }
+  progress_changed_.notify_all();
+}
+
+void session::fence(std::uint32_t index, std::uint32_t sequence) {
+  std::unique_lock lock(progress_mutex_);
+  progress_changed_.wait(lock, [&] {
+    auto found = progress_.find(index);
+    return fences_closed_ || found == progress_.end() || found->second >= sequence;
+  });
+}
+
+void session::close_fences() {
+  {
+    std::lock_guard lock(progress_mutex_);
+    fences_closed_ = true;
+  }
+  progress_changed_.notify_all();
+}
+
+bool session::notify(opcode op, const writer& payload) {
+  std::lock_guard lock(anchor_mutex_);
+  if (anchor_ == nullptr) return false;
+  try {
+    anchor_->send_frame(op, 0, 0, payload);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+void session::close_anchor() {
+  std::lock_guard lock(anchor_mutex_);
+  anchor_ = nullptr;
+}
+
+}  // namespace troupe::remote::server

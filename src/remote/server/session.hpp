@@ -1,0 +1,106 @@
+// One client's session: the OpenCL objects it created, named by ids that mean nothing to any
+// other session.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "remote/protocol/opcode.hpp"
+#include "remote/protocol/socket.hpp"
+
+namespace troupe::remote::server {
+
+/// An OpenCL call failed, or a request named something it may not: the reply's status.
+struct cl_failure {
+  cl_int code;
+  std::string message;
+};
+
+/// One reference to an OpenCL object, released when the last user lets go.
+class cl_object {
+ public:
+  cl_object(object_kind kind, void* handle) : kind_(kind), handle_(handle) {}
+  cl_object(const cl_object&) = delete;
+  cl_object& operator=(const cl_object&) = delete;
+  ~cl_object();
+
+  [[nodiscard]] object_kind kind() const { return kind_; }
+  template <class Handle>
+  [[nodiscard]] Handle as() const {
+    return static_cast<Handle>(handle_);
+  }
+
+ private:
+  object_kind kind_;
+  void* handle_;
+};
+using object_ref = std::shared_ptr<cl_object>;
+
+/// Takes one more reference to `handle` (platforms and root devices have none to take).
+void retain_handle(object_kind kind, void* handle);
+
+class session : public std::enable_shared_from_this<session> {
+ public:
+  session(std::uint64_t id, std::array<std::uint64_t, 2> key, stream_socket* anchor);
+
+  [[nodiscard]] std::uint64_t id() const { return id_; }
+  [[nodiscard]] const std::array<std::uint64_t, 2>& key() const { return key_; }
+
+  /// Registers an object the client named `id`; the table takes over one reference. A reused,
+  /// zero or server-range id is refused (the object is released).
+  void add(std::uint64_t id, object_kind kind, void* handle);
+  /// The object named `id`; a missing id or one of another kind fails with `invalid`.
+  object_ref find(std::uint64_t id, object_kind kind, cl_int invalid) const;
+  /// The id of an object the server found (an info query, a platform list); registers it with
+  /// a new server-range id and a new reference if the client has no id for it yet.
+  std::uint64_t id_for(object_kind kind, void* handle);
+  /// Drops the client's id; the object goes when its last command is done with it.
+  void release(std::uint64_t id);
+  /// Drops every object (the client is gone).
+  void clear();
+  [[nodiscard]] std::size_t object_count() const;
+
+  /// Numbers a new request connection of this session.
+  std::uint32_t add_connection();
+  /// Records that connection `index` processed its frame `sequence`.
+  void processed(std::uint32_t index, std::uint32_t sequence);
+  /// The connection is gone: nothing fenced behind it waits any longer.
+  void remove_connection(std::uint32_t index);
+  /// Waits until connection `index` processed frame `sequence`, or is gone.
+  void fence(std::uint32_t index, std::uint32_t sequence);
+  /// Wakes every fence for good (the session is closing).
+  void close_fences();
+
+  /// Sends a notification on the session's first connection; false once that is closed.
+  bool notify(opcode op, const writer& payload);
+  void close_anchor();
+
+ private:
+  const std::uint64_t id_;
+  const std::array<std::uint64_t, 2> key_;
+  mutable std::mutex mutex_;
+  std::unordered_map<std::uint64_t, object_ref> objects_;
+  std::unordered_map<void*, std::uint64_t> ids_by_handle_;
+  std::uint64_t next_server_id_ = std::uint64_t{1} << 63;
+  std::mutex progress_mutex_;
+  std::condition_variable progress_changed_;
+  std::unordered_map<std::uint32_t, std::uint32_t> progress_;  // connection -> last processed
+  std::uint32_t next_connection_ = 1;
+  bool fences_closed_ = false;
+  std::mutex anchor_mutex_;
+  stream_socket* anchor_;
+};
+
+/// Ids at or above this are handed out by the server; the client names its own below it.
+inline constexpr std::uint64_t first_server_id = std::uint64_t{1} << 63;
+
+}  // namespace troupe::remote::server

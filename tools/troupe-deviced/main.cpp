@@ -1,0 +1,78 @@
+// troupe-deviced: serves this host's OpenCL devices to troupe's ICD driver on other hosts.
+#include <CLI/CLI.hpp>
+
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "remote/server/device_server.hpp"
+
+namespace {
+
+std::string read_token(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw std::runtime_error("cannot read the token file " + path);
+  std::string token;
+  std::getline(file, token);
+  while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
+  if (token.empty())
+    throw std::runtime_error("the token file " + path + " has an empty first line");
+  return token;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace troupe::remote;
+  CLI::App app{
+      "troupe-deviced: serves this host's OpenCL platforms to remote OpenCL programs "
+      "that use libtroupe-icd.so"};
+  server::server_options options;
+  std::string token_file;
+  std::string level = "info";
+  app.add_option("--address", options.address, "address to listen on (numeric)")
+      ->capture_default_str();
+  app.add_option("--port", options.port, "TCP port (0: any free port, printed at start)")
+      ->capture_default_str();
+  app.add_option("--token-file", token_file,
+                 "file whose first line clients must present; required unless the address is "
+                 "loopback")
+      ->check(CLI::ExistingFile);
+  app.add_option("--max-clients", options.max_clients, "sessions served at once")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--log-level", level, "error, warn, info or debug")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"error", "warn", "info", "debug"}));
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    options.level = server::parse_log_level(level);
+    if (!token_file.empty()) options.token = read_token(token_file);
+    // Signals are taken by one thread with sigwait, so that stopping is not done in a handler.
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+    server::device_server served(options);
+    std::printf("troupe-deviced: listening on %s:%u\n", options.address.c_str(),
+                static_cast<unsigned>(served.port()));
+    std::fflush(stdout);
+    std::thread stopper([&] {
+      int received = 0;
+      sigwait(&signals, &received);
+      served.stop();
+    });
+    served.run();
+    pthread_kill(stopper.native_handle(), SIGTERM);  // wakes the waiter if run() ended first
+    stopper.join();
+    return 0;
+  } catch (const std::exception& error) {
+    std::cerr << "troupe-deviced: " << error.what() << "\n";
+    return 1;
+  }
+}
