@@ -1,4 +1,6 @@
 // Requests that create, change, wait on or release objects (everything but commands and info).
+#include <CL/cl_ext.h>
+
 #include <algorithm>
 #include <string>
 
