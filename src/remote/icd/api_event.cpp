@@ -16,18 +16,15 @@ cl_int launch(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
   if (!valid(kernel, object_kind::kernel)) return CL_INVALID_KERNEL;
   if (work_dim < 1 || work_dim > 3) return CL_INVALID_WORK_DIMENSION;
   if (global_work_size == nullptr) return CL_INVALID_GLOBAL_WORK_SIZE;
+  if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
+  // Checked before put_command makes the event: releasing an event the server never saw would
+  // fail there, and that failure would surface at the next synchronizing call.
+  if (kernel->server != queue->server) return CL_INVALID_CONTEXT;
   request launching(opcode::ndrange_kernel);
   if (cl_int status =
           put_command(launching, queue, num_events_in_wait_list, event_wait_list, event);
       status != CL_SUCCESS) {
     return status;
-  }
-  if (kernel->server != queue->server) {
-    if (event != nullptr) {
-      release_object(*event);
-      *event = nullptr;
-    }
-    return CL_INVALID_CONTEXT;
   }
   launching.object(kernel);
   launching.fields.put<std::uint32_t>(work_dim);
@@ -166,6 +163,7 @@ CL_API_ENTRY cl_event CL_API_CALL clCreateUserEvent(cl_context context, cl_int* 
   }
   auto* event = new _cl_event(object_kind::event, context->server, id);
   event->context = context;
+  hold_parent(event, context);
   context->server->register_object(event);
   succeed(errcode_ret);
   return event;

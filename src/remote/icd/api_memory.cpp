@@ -58,6 +58,26 @@ bool is_mem(cl_mem memory) {
   return valid(memory, object_kind::mem);
 }
 
+// A blocking read or write of `buffer` on a temporary queue of its context's first device, for
+// transfers that have no queue of their own (large initial contents, copies between servers).
+cl_int transfer_on_own_queue(cl_mem buffer, bool write, std::size_t offset, std::size_t size,
+                             void* host) {
+  std::size_t bytes = 0;
+  cl_int status = clGetContextInfo(buffer->context, CL_CONTEXT_DEVICES, 0, nullptr, &bytes);
+  if (status != CL_SUCCESS) return status;
+  std::vector<cl_device_id> devices(bytes / sizeof(cl_device_id));
+  if (devices.empty()) return CL_INVALID_CONTEXT;
+  status = clGetContextInfo(buffer->context, CL_CONTEXT_DEVICES, bytes, devices.data(), nullptr);
+  if (status != CL_SUCCESS) return status;
+  cl_command_queue own = clCreateCommandQueue(buffer->context, devices[0], 0, &status);
+  if (status != CL_SUCCESS) return status;
+  status = write
+               ? clEnqueueWriteBuffer(own, buffer, CL_TRUE, offset, size, host, 0, nullptr, nullptr)
+               : clEnqueueReadBuffer(own, buffer, CL_TRUE, offset, size, host, 0, nullptr, nullptr);
+  clReleaseCommandQueue(own);
+  return status;
+}
+
 }  // namespace
 
 extern "C" {
@@ -75,20 +95,29 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags 
   creating.fields.put<std::uint64_t>(id);
   creating.object(context);
   creating.fields.put<std::uint64_t>(flags).put<std::uint64_t>(size);
-  if (size + 4096 > max_frame_payload && host_ptr != nullptr) {
-    return fail(errcode_ret, CL_INVALID_BUFFER_SIZE);  // initial contents over one frame
-  }
-  creating.fields.put_tail(host_ptr, host_ptr != nullptr ? size : 0);
+  // Initial contents over one frame are written after creation, in chunks (below): OpenCL
+  // allows them up to the device's largest allocation.
+  const bool upload_later = host_ptr != nullptr && size + 4096 > max_frame_payload;
+  creating.fields.put_tail(host_ptr, host_ptr != nullptr && !upload_later ? size : 0);
   reply answer;
   if (cl_int status = creating.call(*context->server, answer); status != CL_SUCCESS) {
     return fail(errcode_ret, status);
   }
   auto* buffer = new _cl_mem(object_kind::mem, context->server, id);
   buffer->context = context;
+  hold_parent(buffer, context);
   buffer->flags = flags;
   buffer->host_pointer = (flags & CL_MEM_USE_HOST_PTR) != 0 ? host_ptr : nullptr;
   buffer->size = size;
-  return register_mem(buffer, errcode_ret);
+  register_mem(buffer, errcode_ret);
+  if (upload_later) {
+    cl_int status = transfer_on_own_queue(buffer, true, 0, size, host_ptr);
+    if (status != CL_SUCCESS) {
+      release_object(buffer);
+      return fail(errcode_ret, status);
+    }
+  }
+  return buffer;
 }
 
 CL_API_ENTRY cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags,
@@ -114,6 +143,7 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags fl
   }
   auto* sub = new _cl_mem(object_kind::mem, buffer->server, id);
   sub->context = buffer->context;
+  hold_parent(sub, buffer);
   sub->flags = flags != 0 ? flags : buffer->flags;
   sub->host_pointer = buffer->host_pointer != nullptr
                           ? static_cast<char*>(buffer->host_pointer) + region->origin
@@ -240,6 +270,7 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateImage(cl_context context, cl_mem_flags f
   }
   auto* image = new _cl_mem(object_kind::mem, context->server, id);
   image->context = context;
+  hold_parent(image, context);
   image->flags = flags;
   image->host_pointer = (flags & CL_MEM_USE_HOST_PTR) != 0 ? host_ptr : nullptr;
   image->type = desc->image_type;
@@ -378,6 +409,7 @@ CL_API_ENTRY cl_sampler CL_API_CALL clCreateSampler(cl_context context, cl_bool 
   }
   auto* sampler = new _cl_sampler(object_kind::sampler, context->server, id);
   sampler->context = context;
+  hold_parent(sampler, context);
   context->server->register_object(sampler);
   succeed(errcode_ret);
   return sampler;
@@ -562,42 +594,31 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue queue, cl_m
   if (!is_mem(src_buffer) || !is_mem(dst_buffer)) return CL_INVALID_MEM_OBJECT;
   if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
   if (src_buffer->server != dst_buffer->server) {
-    // Buffers on two servers: the bytes pass through this host. troupe's extension of
-    // OpenCL, which would refuse buffers of two contexts.
+    // Buffers on two servers: the bytes pass through this host, read on one server and written
+    // on the other. troupe's extension of OpenCL, which would refuse buffers of two contexts.
+    bool queue_on_source = queue->server == src_buffer->server;
+    if (!queue_on_source && queue->server != dst_buffer->server) return CL_INVALID_CONTEXT;
     std::vector<std::byte> staging(size);
-    cl_mem remote_source = src_buffer;
     cl_int status = CL_SUCCESS;
-    if (src_buffer->server != queue->server) {
-      // Read on a queue of the source's server: a temporary one.
-      cl_device_id device = nullptr;
-      status = clGetContextInfo(remote_source->context, CL_CONTEXT_DEVICES, sizeof device, &device,
-                                nullptr);
-      if (status != CL_SUCCESS) return status;
-      cl_command_queue reader_queue =
-          clCreateCommandQueue(remote_source->context, device, 0, &status);
-      if (status != CL_SUCCESS) return status;
-      if (num_events_in_wait_list > 0) clWaitForEvents(num_events_in_wait_list, event_wait_list);
-      status = clEnqueueReadBuffer(reader_queue, remote_source, CL_TRUE, src_offset, size,
-                                   staging.data(), 0, nullptr, nullptr);
-      clReleaseCommandQueue(reader_queue);
-      if (status != CL_SUCCESS) return status;
-      return clEnqueueWriteBuffer(queue, dst_buffer, CL_TRUE, dst_offset, size, staging.data(), 0,
-                                  nullptr, event);
+    if (queue_on_source) {
+      status = clEnqueueReadBuffer(queue, src_buffer, CL_TRUE, src_offset, size, staging.data(),
+                                   num_events_in_wait_list, event_wait_list, nullptr);
+      if (status == CL_SUCCESS) {
+        status = transfer_on_own_queue(dst_buffer, true, dst_offset, size, staging.data());
+      }
+      if (status == CL_SUCCESS && event != nullptr) {
+        status = clEnqueueMarkerWithWaitList(queue, 0, nullptr, event);
+      }
+      return status;
     }
-    status = clEnqueueReadBuffer(queue, src_buffer, CL_TRUE, src_offset, size, staging.data(),
-                                 num_events_in_wait_list, event_wait_list, nullptr);
+    if (num_events_in_wait_list > 0) {
+      status = clWaitForEvents(num_events_in_wait_list, event_wait_list);
+      if (status != CL_SUCCESS) return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    }
+    status = transfer_on_own_queue(src_buffer, false, src_offset, size, staging.data());
     if (status != CL_SUCCESS) return status;
-    cl_device_id device = nullptr;
-    status =
-        clGetContextInfo(dst_buffer->context, CL_CONTEXT_DEVICES, sizeof device, &device, nullptr);
-    if (status != CL_SUCCESS) return status;
-    cl_command_queue writer_queue = clCreateCommandQueue(dst_buffer->context, device, 0, &status);
-    if (status != CL_SUCCESS) return status;
-    status = clEnqueueWriteBuffer(writer_queue, dst_buffer, CL_TRUE, dst_offset, size,
-                                  staging.data(), 0, nullptr, nullptr);
-    clReleaseCommandQueue(writer_queue);
-    if (status != CL_SUCCESS) return status;
-    return event != nullptr ? clEnqueueMarkerWithWaitList(queue, 0, nullptr, event) : CL_SUCCESS;
+    return clEnqueueWriteBuffer(queue, dst_buffer, CL_TRUE, dst_offset, size, staging.data(), 0,
+                                nullptr, event);
   }
   request copying(opcode::copy_buffer);
   if (cl_int status = put_command(copying, queue, num_events_in_wait_list, event_wait_list, event);

@@ -467,6 +467,7 @@ clCreateCommandQueue(cl_context context, cl_device_id device,
   }
   auto* queue = new _cl_command_queue(object_kind::queue, context->server, id);
   queue->context = context;
+  hold_parent(queue, context);
   queue->device = device;
   context->server->register_object(queue);
   succeed(errcode_ret);

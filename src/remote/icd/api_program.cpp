@@ -9,6 +9,7 @@ namespace {
 cl_program new_program(cl_context context, std::uint64_t id, cl_int* errcode_ret) {
   auto* program = new _cl_program(object_kind::program, context->server, id);
   program->context = context;
+  hold_parent(program, context);
   context->server->register_object(program);
   succeed(errcode_ret);
   return program;
@@ -278,6 +279,7 @@ CL_API_ENTRY cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char
   }
   auto* kernel = new _cl_kernel(object_kind::kernel, program->server, id);
   kernel->program = program;
+  hold_parent(kernel, program);
   program->server->register_object(kernel);
   succeed(errcode_ret);
   return kernel;
@@ -303,6 +305,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_
         static_cast<_cl_kernel*>(program->server->object_for(object_kind::kernel, ids[i]));
     kernel->program = program;
     kernel->references = 1;
+    hold_parent(kernel, program);
     if (fits) {
       kernels[i] = kernel;
     } else {

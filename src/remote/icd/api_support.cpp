@@ -76,8 +76,11 @@ cl_int put_command(request& command, cl_command_queue queue, cl_uint num_events,
     auto* created = new _cl_event(object_kind::event, queue->server, queue->server->new_id());
     created->queue = queue;
     created->context = queue->context;
+    hold_parent(created, queue);
     queue->server->register_object(created);
-    command.fields.put<std::uint64_t>(created->id);
+    // Named, not just numbered: a frame of another thread's connection that uses the event
+    // is then fenced behind this one, which creates it on the server.
+    command.object(created);
     *event = created;
   } else {
     command.fields.put<std::uint64_t>(0);
@@ -94,9 +97,21 @@ void drop_event(cl_event* event) {
   }
 }
 
+// A command that names an object of another server than its queue's (OpenCL: of another
+// context) is refused unsent: its ids would name other objects there. Its event never reached
+// the server either, so it goes without a release frame.
+cl_int refuse_mixed(cl_event* event) {
+  if (event != nullptr && *event != nullptr) {
+    release_object(*event, false);
+    *event = nullptr;
+  }
+  return CL_INVALID_CONTEXT;
+}
+
 }  // namespace
 
 cl_int send_command(request& command, cl_command_queue queue, cl_event* event) {
+  if (!command.names_only(*queue->server)) return refuse_mixed(event);
   cl_int status = command.send(*queue->server, CL_OUT_OF_RESOURCES);
   if (status != CL_SUCCESS) drop_event(event);
   return status;
@@ -104,6 +119,7 @@ cl_int send_command(request& command, cl_command_queue queue, cl_event* event) {
 
 cl_int call_command(request& command, cl_command_queue queue, cl_event* event, void* bulk,
                     std::size_t bulk_size) {
+  if (!command.names_only(*queue->server)) return refuse_mixed(event);
   reply answer;
   cl_int status = command.call_into(*queue->server, answer, bulk, bulk_size, CL_OUT_OF_RESOURCES);
   status = command.with_deferred(*queue->server, status);

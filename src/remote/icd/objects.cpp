@@ -69,7 +69,7 @@ void destroy_object(remote_object* object) {
   }
 }
 
-void release_object(remote_object* object) {
+void release_object(remote_object* object, bool on_server) {
   if (object->references.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   if (object->kind == object_kind::mem) {
     // Destructor callbacks run in reverse order of registration, once the object is gone.
@@ -79,11 +79,21 @@ void release_object(remote_object* object) {
       it->function(memory, it->user_data);
     }
   }
-  request dropped(opcode::release);
-  dropped.object(object);
-  dropped.send(*object->server);
+  if (on_server) {
+    request dropped(opcode::release);
+    dropped.object(object);
+    dropped.send(*object->server);
+  }
   object->server->forget_object(object->id);
+  remote_object* parent = object->parent;
   destroy_object(object);
+  if (parent != nullptr) release_object(parent);  // after the child's release frame
+}
+
+void hold_parent(remote_object* child, remote_object* parent) {
+  if (parent == nullptr) return;
+  parent->references.fetch_add(1, std::memory_order_relaxed);
+  child->parent = parent;
 }
 
 }  // namespace troupe::remote::icd

@@ -40,6 +40,10 @@ struct remote_object {
   /// 0 for none. A frame on another connection that names the object is fenced behind it:
   /// frames of different connections are not ordered on the server.
   std::atomic<std::uint64_t> last_frame{0};
+  /// What this object was made from (a context; a kernel's program; a command event's queue),
+  /// held by one reference of this object's: OpenCL lets the application release that first
+  /// and still use or query this object. Released when this object goes.
+  remote_object* parent = nullptr;
 };
 
 /// True when `pointer` is a live object of this driver (kernel arguments are told apart so).
@@ -48,8 +52,12 @@ bool is_live_object(const void* pointer);
 /// Deletes an object through its most-derived type.
 void destroy_object(remote_object* object);
 
-/// Drops one reference; the last one tells the server and frees the object.
-void release_object(remote_object* object);
+/// Drops one reference; the last one tells the server (unless `on_server` is false: it never
+/// got there) and frees the object (and drops its hold on its parent).
+void release_object(remote_object* object, bool on_server = true);
+
+/// Makes `parent` the parent of a new `child`, taking one reference to it.
+void hold_parent(remote_object* child, remote_object* parent);
 
 }  // namespace troupe::remote::icd
 

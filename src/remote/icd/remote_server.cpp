@@ -104,7 +104,9 @@ void remote_server::open(int timeout_ms) {
   hello.put<std::uint32_t>(protocol_magic).put<std::uint16_t>(protocol_version).put_string(token_);
   anchor_.send_frame(opcode::hello, flag_reply, 0, hello);
   std::vector<std::byte> payload;
+  set_receive_timeout(anchor_.fd(), timeout_ms);
   frame_header header = anchor_.receive_frame(payload, max_handshake_payload);
+  set_receive_timeout(anchor_.fd(), 0);
   reader in(payload);
   auto status = in.get<std::int32_t>();
   in.get<std::int32_t>();
@@ -200,7 +202,9 @@ connection& remote_server::this_thread_connection() {
     attach.put<std::uint64_t>(key_[0]).put<std::uint64_t>(key_[1]);
     made->socket.send_frame(opcode::attach, flag_reply, 0, attach);
     reply answer;
+    set_receive_timeout(made->socket.fd(), 10000);
     receive_reply(*made, opcode::attach, answer, nullptr, 0);
+    set_receive_timeout(made->socket.fd(), 0);
     if (answer.status != CL_SUCCESS) throw connection_lost("attach refused: " + answer.message);
     made->index = answer.fields().get<std::uint32_t>();
     link = made.get();

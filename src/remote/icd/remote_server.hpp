@@ -117,6 +117,14 @@ class request {
   /// Like call(), but a successful reply's bulk bytes go straight to `bulk` (`size` bytes).
   cl_int call_into(remote_server& server, reply& answer, void* bulk, std::size_t size,
                    cl_int when_lost = CL_OUT_OF_RESOURCES);
+  /// True when every object named so far lives on `server`: another server's ids name other
+  /// objects there, or none.
+  [[nodiscard]] bool names_only(const remote_server& server) const {
+    for (const remote_object* named : named_) {
+      if (named->server != &server) return false;
+    }
+    return true;
+  }
   /// After call(): the deferred failure of earlier pipelined frames on this connection, if
   /// the call itself succeeded (for calls that synchronize: finish, wait, blocking transfers).
   cl_int with_deferred(remote_server& server, cl_int status);

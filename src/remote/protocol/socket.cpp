@@ -51,6 +51,11 @@ void tune_socket(int fd) {
   ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer, sizeof buffer);
 }
 
+void set_receive_timeout(int fd, int timeout_ms) {
+  timeval limit{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+}
+
 stream_socket stream_socket::connect(const std::string& host, std::uint16_t port, int timeout_ms) {
   const std::string where = host + ":" + std::to_string(port);
   addrinfo hints{};

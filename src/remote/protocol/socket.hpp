@@ -53,6 +53,10 @@ class stream_socket {
 /// Sets TCP_NODELAY and keepalive probes, so that a silent peer is noticed in seconds.
 void tune_socket(int fd);
 
+/// Makes receives on `fd` fail after `timeout_ms` without data (0: wait forever). Used around
+/// handshakes, so that a port held by something else cannot hang a client.
+void set_receive_timeout(int fd, int timeout_ms);
+
 /// A listening socket on address:port (port 0: any free port).
 class listen_socket {
  public:

@@ -1,5 +1,7 @@
 #include "remote/server/device_server.hpp"
 
+#include <CL/cl_ext.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -23,18 +25,41 @@ bool same_token(const std::string& expected, const std::string& given) {
   return difference == 0;
 }
 
+// PoCL 3.1 sets up its devices at the first clGetDeviceIDs, and other threads calling in
+// meanwhile see no device (CL_DEVICE_NOT_FOUND) or devices without sizes (every buffer refused
+// as over a maximum allocation of 0). Clients that connect at once to a fresh server hit that:
+// the first request of any connection waits until one thread has listed every device.
+void initialize_platforms() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    cl_uint count = 0;
+    if (clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS || count == 0) return;
+    std::vector<cl_platform_id> platforms(count);
+    if (clGetPlatformIDs(count, platforms.data(), nullptr) != CL_SUCCESS) return;
+    for (auto platform : platforms) {
+      char suffix[64] = {};
+      clGetPlatformInfo(platform, CL_PLATFORM_ICD_SUFFIX_KHR, sizeof suffix - 1, suffix, nullptr);
+      if (std::string(suffix) == "troupe") continue;  // remote: nothing to set up here
+      cl_uint devices = 0;
+      clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &devices);
+    }
+  });
+}
+
 bool is_command(opcode op) {
   auto value = static_cast<std::uint16_t>(op);
   return value >= static_cast<std::uint16_t>(opcode::read_buffer) &&
          value <= static_cast<std::uint16_t>(opcode::migrate_mem_objects);
 }
 
-void dispatch(opcode op, call& c) {
+void dispatch(opcode op, call& c, std::uint32_t connection) {
   if (op == opcode::ping) return;
   if (op == opcode::fence) {
     auto index = c.in.get<std::uint32_t>();
     auto sequence = c.in.get<std::uint32_t>();
-    c.owner.fence(index, sequence);
+    // A connection's earlier frames are already processed, and its later ones never would be
+    // while this one waits: a fence on itself is a no-op, not a wait until the session ends.
+    if (index != connection) c.owner.fence(index, sequence);
     return;
   }
   if (op == opcode::get_info) return handle_get_info(c);
@@ -125,6 +150,11 @@ std::size_t device_server::object_count() const {
   return count;
 }
 
+std::size_t device_server::connection_count() const {
+  std::lock_guard lock(mutex_);
+  return open_sockets_.size();
+}
+
 void device_server::log(log_level level, const std::string& message) const {
   if (level > options_.level) return;
   static constexpr const char* names[] = {"error", "warn", "info", "debug"};
@@ -139,8 +169,11 @@ void device_server::serve(stream_socket socket) {
   }
   try {
     std::vector<std::byte> payload;
-    // Nothing is trusted before the handshake: its frame is small and read whole.
+    // Nothing is trusted before the handshake: its frame is small, read whole, and must come
+    // within 10 s, so that idle connections cannot pile up threads.
+    set_receive_timeout(socket.fd(), 10000);
     frame_header header = socket.receive_frame(payload, max_handshake_payload);
+    set_receive_timeout(socket.fd(), 0);
     auto op = static_cast<opcode>(header.opcode);
     reader in(payload);
     if (op != opcode::hello && op != opcode::attach) {
@@ -179,6 +212,10 @@ void device_server::serve(stream_socket socket) {
         sessions_[opened->id()] = {opened, {}};
       }
       serve_anchor(socket, opened);
+      // This return skips the cleanup at the end: take the socket off the list here, or stop()
+      // would later shut down through a pointer to this finished call's local.
+      std::lock_guard lock(mutex_);
+      std::erase(open_sockets_, &socket);
       return;
     }
     auto session_id = in.get<std::uint64_t>();
@@ -202,10 +239,11 @@ void device_server::serve(stream_socket socket) {
     writer welcome;
     welcome.put<std::int32_t>(CL_SUCCESS).put<std::int32_t>(CL_SUCCESS).put_string("");
     welcome.put<std::uint32_t>(index);
-    socket.send_frame(static_cast<opcode>(static_cast<std::uint16_t>(opcode::attach) |
-                                          static_cast<std::uint16_t>(opcode::reply)),
-                      0, header.sequence, welcome);
     try {
+      // Inside the try: a client gone before its welcome must not leave the index registered.
+      socket.send_frame(static_cast<opcode>(static_cast<std::uint16_t>(opcode::attach) |
+                                            static_cast<std::uint16_t>(opcode::reply)),
+                        0, header.sequence, welcome);
       serve_requests(socket, joined, index);
     } catch (...) {
       joined->remove_connection(index);
@@ -229,11 +267,13 @@ void device_server::serve_anchor(stream_socket& socket, std::shared_ptr<session>
   welcome.put<std::int32_t>(CL_SUCCESS).put<std::int32_t>(CL_SUCCESS).put_string("");
   welcome.put<std::uint64_t>(opened->id());
   welcome.put<std::uint64_t>(opened->key()[0]).put<std::uint64_t>(opened->key()[1]);
-  socket.send_frame(static_cast<opcode>(static_cast<std::uint16_t>(opcode::hello) |
-                                        static_cast<std::uint16_t>(opcode::reply)),
-                    0, 0, welcome);
   // The first connection carries notifications only; the session lives as long as it does.
+  // The welcome is sent inside the try: a client gone before it arrives must still have its
+  // session closed below, or the session would stay open (and count against max_clients).
   try {
+    socket.send_frame(static_cast<opcode>(static_cast<std::uint16_t>(opcode::hello) |
+                                          static_cast<std::uint16_t>(opcode::reply)),
+                      0, 0, welcome);
     std::vector<std::byte> ignored;
     socket.receive_frame(ignored, max_handshake_payload);
     log(log_level::warn, "session " + std::to_string(opened->id()) +
@@ -263,6 +303,7 @@ void device_server::close_session(std::uint64_t id) {
 
 void device_server::serve_requests(stream_socket& socket, std::shared_ptr<session> joined,
                                    std::uint32_t index) {
+  initialize_platforms();
   std::vector<std::byte> payload;
   cl_int deferred = CL_SUCCESS;
   while (true) {
@@ -272,7 +313,7 @@ void device_server::serve_requests(stream_socket& socket, std::shared_ptr<sessio
     cl_int status = CL_SUCCESS;
     std::string message;
     try {
-      dispatch(op, c);
+      dispatch(op, c, index);
       c.in.expect_end();
     } catch (const cl_failure& failure) {
       status = failure.code;

@@ -47,6 +47,9 @@ class device_server {
   [[nodiscard]] std::size_t session_count() const;
   /// OpenCL objects held for clients, over all sessions (tests check that this drops to 0).
   [[nodiscard]] std::size_t object_count() const;
+  /// Connections whose thread is still serving them (the fuzzer checks that this drops to 0
+  /// once its client is gone: no thread is left blocked on behalf of a closed session).
+  [[nodiscard]] std::size_t connection_count() const;
 
  private:
   struct session_entry {

@@ -53,6 +53,32 @@ std::size_t region_bytes(const triple& region, std::size_t element) {
   return size;
 }
 
+// PoCL 3.1 asserts, aborting the server, when a launch needs more local memory than the device
+// has: its __local arguments, each padded to 128 bytes (MAX_EXTENDED_ALIGNMENT), and the
+// kernel's own __local variables. OpenCL's answer is CL_OUT_OF_RESOURCES: give it first. When
+// a size cannot be queried, the launch itself reports why.
+void check_local_memory(cl_command_queue queue, cl_kernel kernel) {
+  cl_device_id device = nullptr;
+  cl_ulong available = 0, used = 0;
+  cl_uint arguments = 0;
+  if (clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr) !=
+          CL_SUCCESS ||
+      clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof available, &available, nullptr) !=
+          CL_SUCCESS ||
+      clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof used, &used,
+                               nullptr) != CL_SUCCESS ||
+      clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof arguments, &arguments, nullptr) !=
+          CL_SUCCESS) {
+    return;
+  }
+  const cl_ulong padding = 128 * (cl_ulong{arguments} + 16);  // 16: room for automatic locals
+  if (used > available || available - used < padding) {
+    throw cl_failure{CL_OUT_OF_RESOURCES, "launch needs " + std::to_string(used) +
+                                              " bytes of local memory; the device has " +
+                                              std::to_string(available)};
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -66,6 +92,17 @@ command::command(call& c)
   try {
     for (auto id : wait_ids) {
       wait_.push_back(c.object_by_id<cl_event>(id, object_kind::event, CL_INVALID_EVENT_WAIT_LIST));
+      // PoCL never runs a command enqueued behind an event that has already failed, and a
+      // clFinish or blocking transfer behind it then waits forever. Failed events are common
+      // here (register_failed_event makes them), so such a command fails at once instead, as
+      // OpenCL has blocking calls do.
+      cl_int status = CL_COMPLETE;
+      clGetEventInfo(wait_.back(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                     nullptr);
+      if (status < 0) {
+        throw cl_failure{CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+                         "event " + std::to_string(id) + " of the wait list failed"};
+      }
     }
   } catch (const cl_failure& failure) {
     register_failed_event(failure.code);
@@ -320,6 +357,7 @@ void run_command(opcode op, call& c, command& cmd) {
     }
     case opcode::ndrange_kernel: {
       auto kernel = c.object<cl_kernel>(object_kind::kernel, CL_INVALID_KERNEL);
+      check_local_memory(cmd.queue(), kernel);
       auto dimensions = c.in.get<std::uint32_t>();
       auto offset = c.in.get_array<std::uint64_t>(3);
       auto global = c.in.get_array<std::uint64_t>(3);
@@ -343,15 +381,20 @@ void run_command(opcode op, call& c, command& cmd) {
       return;
     }
     case opcode::marker:
-      cmd.finish(
-          clEnqueueMarkerWithWaitList(cmd.queue(), cmd.wait_count(), cmd.wait_list(), cmd.event()),
-          "clEnqueueMarkerWithWaitList");
+    case opcode::barrier: {
+      cl_int status =
+          op == opcode::marker
+              ? clEnqueueMarkerWithWaitList(cmd.queue(), cmd.wait_count(), cmd.wait_list(),
+                                            cmd.event())
+              : clEnqueueBarrierWithWaitList(cmd.queue(), cmd.wait_count(), cmd.wait_list(),
+                                             cmd.event());
+      // Once enqueued, even if registering the client's event id fails below (PoCL: see
+      // session::hold_until_complete).
+      if (status == CL_SUCCESS) c.owner.hold_until_complete(*cmd.event());
+      cmd.finish(status, op == opcode::marker ? "clEnqueueMarkerWithWaitList"
+                                              : "clEnqueueBarrierWithWaitList");
       return;
-    case opcode::barrier:
-      cmd.finish(
-          clEnqueueBarrierWithWaitList(cmd.queue(), cmd.wait_count(), cmd.wait_list(), cmd.event()),
-          "clEnqueueBarrierWithWaitList");
-      return;
+    }
     case opcode::migrate_mem_objects: {
       auto objects = c.objects<cl_mem>(object_kind::mem, CL_INVALID_MEM_OBJECT);
       auto flags = c.in.get<std::uint64_t>();

@@ -58,6 +58,156 @@ std::vector<cl_context_properties> context_properties(call& c) {
   return properties;
 }
 
+// PoCL 3.1 asserts, aborting the whole server, when an input of clLinkProgram holds no compiled
+// binary for a device of the link (its clCompileProgram failed, say), or lists its devices in
+// another order. OpenCL wants compiled objects or libraries there: refuse anything else first.
+void check_link_inputs(cl_context context, std::vector<cl_device_id> devices,
+                       const std::vector<cl_program>& inputs) {
+  if (devices.empty()) {
+    std::size_t size = 0;
+    check(clGetContextInfo(context, CL_CONTEXT_DEVICES, 0, nullptr, &size), "clGetContextInfo");
+    devices.resize(size / sizeof(cl_device_id));
+    check(clGetContextInfo(context, CL_CONTEXT_DEVICES, size, devices.data(), nullptr),
+          "clGetContextInfo");
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    std::size_t size = 0;
+    check(clGetProgramInfo(inputs[i], CL_PROGRAM_DEVICES, 0, nullptr, &size), "clGetProgramInfo");
+    std::vector<cl_device_id> theirs(size / sizeof(cl_device_id));
+    check(clGetProgramInfo(inputs[i], CL_PROGRAM_DEVICES, size, theirs.data(), nullptr),
+          "clGetProgramInfo");
+    if (theirs.size() < devices.size() ||
+        !std::equal(devices.begin(), devices.end(), theirs.begin())) {
+      throw cl_failure{CL_INVALID_OPERATION, "input program " + std::to_string(i) +
+                                                 " is not for the link's devices, in order"};
+    }
+    // PoCL keeps the binary type of a failed compile: the binary's size tells.
+    std::vector<std::size_t> sizes(theirs.size());
+    check(clGetProgramInfo(inputs[i], CL_PROGRAM_BINARY_SIZES, sizes.size() * sizeof(std::size_t),
+                           sizes.data(), nullptr),
+          "clGetProgramInfo");
+    for (std::size_t d = 0; d < devices.size(); ++d) {
+      cl_program_binary_type type = CL_PROGRAM_BINARY_TYPE_NONE;
+      check(clGetProgramBuildInfo(inputs[i], devices[d], CL_PROGRAM_BINARY_TYPE, sizeof type,
+                                  &type, nullptr),
+            "clGetProgramBuildInfo");
+      if (sizes[d] == 0 || (type != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT &&
+                            type != CL_PROGRAM_BINARY_TYPE_LIBRARY)) {
+        throw cl_failure{CL_INVALID_OPERATION, "input program " + std::to_string(i) +
+                                                   " is no compiled object or library"};
+      }
+    }
+  }
+}
+
+// clCreateImage copies the image from its host pointer by the descriptor's sizes and pitches:
+// the initial contents must hold every byte it reads, or the server would copy its own heap
+// into the image (which the client can read back).
+void check_image_contents(const cl_image_format& format, const cl_image_desc& desc,
+                          std::size_t given) {
+  std::size_t channels = 0;
+  switch (format.image_channel_order) {
+    case CL_R:
+    case CL_A:
+    case CL_INTENSITY:
+    case CL_LUMINANCE:
+    case CL_Rx:
+      channels = 1;
+      break;
+    case CL_RG:
+    case CL_RA:
+    case CL_RGx:
+      channels = 2;
+      break;
+    case CL_RGB:
+    case CL_RGBx:
+      channels = 3;
+      break;
+    case CL_RGBA:
+    case CL_BGRA:
+    case CL_ARGB:
+      channels = 4;
+      break;
+    default:
+      break;
+  }
+  std::size_t element = 0;
+  switch (format.image_channel_data_type) {
+    case CL_SNORM_INT8:
+    case CL_UNORM_INT8:
+    case CL_SIGNED_INT8:
+    case CL_UNSIGNED_INT8:
+      element = channels;
+      break;
+    case CL_SNORM_INT16:
+    case CL_UNORM_INT16:
+    case CL_SIGNED_INT16:
+    case CL_UNSIGNED_INT16:
+    case CL_HALF_FLOAT:
+      element = 2 * channels;
+      break;
+    case CL_SIGNED_INT32:
+    case CL_UNSIGNED_INT32:
+    case CL_FLOAT:
+      element = 4 * channels;
+      break;
+    case CL_UNORM_SHORT_565:
+    case CL_UNORM_SHORT_555:
+      element = channels != 0 ? 2 : 0;
+      break;
+    case CL_UNORM_INT_101010:
+      element = channels != 0 ? 4 : 0;
+      break;
+    default:
+      break;
+  }
+  if (element == 0) {
+    throw cl_failure{CL_IMAGE_FORMAT_NOT_SUPPORTED, "image format with initial contents"};
+  }
+  std::size_t rows = 1, slices = 1;
+  switch (desc.image_type) {
+    case CL_MEM_OBJECT_IMAGE1D:
+    case CL_MEM_OBJECT_IMAGE1D_BUFFER:
+      break;
+    case CL_MEM_OBJECT_IMAGE1D_ARRAY:
+      slices = desc.image_array_size;
+      break;
+    case CL_MEM_OBJECT_IMAGE2D:
+      rows = desc.image_height;
+      break;
+    case CL_MEM_OBJECT_IMAGE2D_ARRAY:
+      rows = desc.image_height;
+      slices = desc.image_array_size;
+      break;
+    case CL_MEM_OBJECT_IMAGE3D:
+      rows = desc.image_height;
+      slices = desc.image_depth;
+      break;
+    default:
+      throw cl_failure{CL_INVALID_IMAGE_DESCRIPTOR, "image type with initial contents"};
+  }
+  if (desc.image_width == 0 || rows == 0 || slices == 0) {
+    throw cl_failure{CL_INVALID_IMAGE_SIZE, "image with an empty dimension"};
+  }
+  // Bytes read: (slices - 1) slice pitches, (rows - 1) row pitches, then one row's pixels.
+  std::size_t row_bytes = 0, packed_slice = 0, need = 0, part = 0;
+  bool overflow = __builtin_mul_overflow(desc.image_width, element, &row_bytes);
+  std::size_t row = desc.image_row_pitch != 0 ? desc.image_row_pitch : row_bytes;
+  overflow |= __builtin_mul_overflow(row, rows, &packed_slice);
+  std::size_t slice = desc.image_slice_pitch != 0 ? desc.image_slice_pitch : packed_slice;
+  if (!overflow && (row < row_bytes || (slices > 1 && slice < packed_slice))) {
+    throw cl_failure{CL_INVALID_IMAGE_DESCRIPTOR, "image pitches smaller than its rows"};
+  }
+  overflow |= __builtin_mul_overflow(slice, slices - 1, &need);
+  overflow |= __builtin_mul_overflow(row, rows - 1, &part);
+  overflow |= __builtin_add_overflow(need, part, &need);
+  overflow |= __builtin_add_overflow(need, row_bytes, &need);
+  if (overflow || given < need) {
+    throw cl_failure{CL_INVALID_VALUE, "image with " + std::to_string(given) +
+                                           " bytes of initial contents for more"};
+  }
+}
+
 const cl_context_properties* or_null(const std::vector<cl_context_properties>& properties) {
   return properties.empty() ? nullptr : properties.data();
 }
@@ -114,6 +264,9 @@ void handle_object_request(opcode op, call& c) {
       auto device = c.object<cl_device_id>(object_kind::device, CL_INVALID_DEVICE);
       auto raw = c.in.get_array<std::int64_t>(64);
       std::vector<cl_device_partition_property> properties(raw.begin(), raw.end());
+      // The client sends the list up to its first 0, which for BY_COUNTS is the counts' LIST_END
+      // (also 0): restore both it and the list's terminator. Elsewhere the second 0 is unread.
+      properties.push_back(CL_DEVICE_PARTITION_BY_COUNTS_LIST_END);
       properties.push_back(0);
       cl_uint count = 0;
       check(clCreateSubDevices(device, properties.data(), 0, nullptr, &count),
@@ -218,6 +371,7 @@ void handle_object_request(opcode op, call& c) {
       flags &= ~static_cast<cl_mem_flags>(CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
       void* host = nullptr;
       if (!initial.empty()) {
+        check_image_contents(format, desc, initial.size());
         flags |= CL_MEM_COPY_HOST_PTR;
         host = const_cast<std::byte*>(initial.data());
       } else {
@@ -337,6 +491,7 @@ void handle_object_request(opcode op, call& c) {
       auto listed = devices(c);
       auto options = c.in.get_string();
       auto inputs = c.objects<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
+      check_link_inputs(context, listed, inputs);
       cl_program program = clLinkProgram(context, static_cast<cl_uint>(listed.size()),
                                          listed.empty() ? nullptr : listed.data(), options.c_str(),
                                          static_cast<cl_uint>(inputs.size()), inputs.data(),

@@ -134,6 +134,29 @@ void session::clear() {
     dropped.swap(objects_);
     ids_by_handle_.clear();
   }
+  // A user event the client never set holds up every command and wait behind it for good, and
+  // with them the threads serving this session (clFinish, clWaitForEvents, blocking reads):
+  // fail such events, so that those threads return and end.
+  for (auto& [id, object] : dropped) {
+    if (object->kind() != object_kind::event) continue;
+    auto event = object->as<cl_event>();
+    cl_command_type type = 0;
+    cl_int status = CL_COMPLETE;
+    if (clGetEventInfo(event, CL_EVENT_COMMAND_TYPE, sizeof type, &type, nullptr) == CL_SUCCESS &&
+        type == CL_COMMAND_USER &&
+        clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                       nullptr) == CL_SUCCESS &&
+        status > CL_COMPLETE) {
+      clSetUserEventStatus(event, CL_DEVICE_NOT_AVAILABLE);
+    }
+  }
+  // Only now: the failures above have reached the markers and barriers that waited for them.
+  std::vector<cl_event> held;
+  {
+    std::lock_guard lock(mutex_);
+    held.swap(held_events_);
+  }
+  for (auto event : held) clReleaseEvent(event);
   // Kernels and events before what they use: releasing in a fixed order keeps drivers calm.
   for (auto kind :
        {object_kind::event, object_kind::kernel, object_kind::program, object_kind::sampler,
@@ -146,6 +169,23 @@ void session::clear() {
       }
     }
   }
+}
+
+void session::hold_until_complete(cl_event event) {
+  clRetainEvent(event);
+  std::vector<cl_event> completed;  // released outside the lock
+  {
+    std::lock_guard lock(mutex_);
+    std::erase_if(held_events_, [&](cl_event held) {
+      cl_int status = CL_QUEUED;
+      clGetEventInfo(held, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+      if (status > CL_COMPLETE) return false;  // failed ones (< 0) are complete too
+      completed.push_back(held);
+      return true;
+    });
+    held_events_.push_back(event);
+  }
+  for (auto done : completed) clReleaseEvent(done);
 }
 
 std::size_t session::object_count() const {

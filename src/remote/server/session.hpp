@@ -67,6 +67,10 @@ class session : public std::enable_shared_from_this<session> {
   void release(std::uint64_t id);
   /// Drops every object (the client is gone).
   void clear();
+  /// Keeps one reference to a marker's or barrier's event until it completes. PoCL 3.1 aborts
+  /// the process when such a command, its event released, sees an event it waits for fail;
+  /// the server releases its own reference right after enqueuing (and the client may too).
+  void hold_until_complete(cl_event event);
   [[nodiscard]] std::size_t object_count() const;
 
   /// Numbers a new request connection of this session.
@@ -90,6 +94,7 @@ class session : public std::enable_shared_from_this<session> {
   mutable std::mutex mutex_;
   std::unordered_map<std::uint64_t, object_ref> objects_;
   std::unordered_map<void*, std::uint64_t> ids_by_handle_;
+  std::vector<cl_event> held_events_;  // see hold_until_complete()
   std::uint64_t next_server_id_ = std::uint64_t{1} << 63;
   std::mutex progress_mutex_;
   std::condition_variable progress_changed_;

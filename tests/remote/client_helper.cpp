@@ -1,0 +1,295 @@
+// client_helper: a plain OpenCL program for the remote failure tests. It goes through the
+// system's ICD loader like any application; the test points OCL_ICD_VENDORS and
+// TROUPE_ICD_HOSTS at its servers. Modes (argv[1]):
+//   count-platforms    prints the number of troupe platforms
+//   check-loop N       N checked rounds of write, kernel, read; exit 0 if all were right
+//   transfer-forever   writes 64 MB buffers in a loop, "ready" after the first
+//   hold               creates a few objects, prints "ready", waits for stdin to close
+//   run-until-error    loops kernel and read, "ready" after the first round; on the first
+//                      error prints "error <code>" and exits 0
+//   lifecycle          "discovered", then on "go" creates objects ("created"), then on "go"
+//                      releases them all ("released"), then waits for stdin to close
+#include <CL/cl.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+[[noreturn]] void die(const char* what, cl_int status) {
+  std::printf("error %d\n", status);
+  std::fflush(stdout);
+  std::fprintf(stderr, "client_helper: %s gave %d\n", what, status);
+  std::exit(1);
+}
+
+#define CHECK(expr)                                             \
+  do {                                                          \
+    cl_int check_status_ = (expr);                              \
+    if (check_status_ != CL_SUCCESS) die(#expr, check_status_); \
+  } while (0)
+
+void say(const char* line) {
+  std::printf("%s\n", line);
+  std::fflush(stdout);
+}
+
+// Waits for a line on stdin; false at end of input.
+bool next_line() {
+  char line[256];
+  return std::fgets(line, sizeof line, stdin) != nullptr;
+}
+
+std::vector<cl_platform_id> troupe_platforms() {
+  cl_uint count = 0;
+  // No platform at all is not an error here: the loader reports it as one.
+  if (clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS || count == 0) return {};
+  std::vector<cl_platform_id> platforms(count);
+  CHECK(clGetPlatformIDs(count, platforms.data(), nullptr));
+  std::vector<cl_platform_id> remote;
+  for (auto platform : platforms) {
+    char name[1024] = {};
+    CHECK(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, nullptr));
+    if (std::strstr(name, "(troupe @") != nullptr) remote.push_back(platform);
+  }
+  return remote;
+}
+
+const char* source = R"(
+__kernel void add_scaled(__global const int* a, __global int* b, int scale) {
+  size_t i = get_global_id(0);
+  b[i] = a[i] * scale + (int)i;
+}
+)";
+
+// A context, queue, program and kernel on the first troupe platform's first device.
+struct session {
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;
+  cl_program program = nullptr;
+  cl_kernel kernel = nullptr;
+
+  void discover() {
+    auto platforms = troupe_platforms();
+    if (platforms.empty()) die("finding a troupe platform", CL_DEVICE_NOT_FOUND);
+    platform = platforms.front();
+    CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr));
+  }
+  void open() {
+    discover();
+    cl_int status = CL_SUCCESS;
+    context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
+    CHECK(status);
+    queue = clCreateCommandQueue(context, device, 0, &status);
+    CHECK(status);
+    program = clCreateProgramWithSource(context, 1, &source, nullptr, &status);
+    CHECK(status);
+    CHECK(clBuildProgram(program, 1, &device, "", nullptr, nullptr));
+    kernel = clCreateKernel(program, "add_scaled", &status);
+    CHECK(status);
+  }
+  void close() {
+    clReleaseKernel(kernel);
+    clReleaseProgram(program);
+    clReleaseCommandQueue(queue);
+    clReleaseContext(context);
+  }
+};
+
+// One round of write, kernel and read; returns the first error, or CL_SUCCESS when the
+// result was checked right. A wrong result ends the program.
+cl_int round(session& s, cl_mem a, cl_mem b, std::vector<int>& in, std::vector<int>& out,
+             int scale) {
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<int>(i) * 3 + scale;
+  const std::size_t bytes = in.size() * sizeof(int);
+  if (cl_int status =
+          clEnqueueWriteBuffer(s.queue, a, CL_FALSE, 0, bytes, in.data(), 0, nullptr, nullptr);
+      status != CL_SUCCESS) {
+    return status;
+  }
+  if (cl_int status = clSetKernelArg(s.kernel, 2, sizeof scale, &scale); status != CL_SUCCESS) {
+    return status;
+  }
+  const std::size_t global = in.size();
+  if (cl_int status = clEnqueueNDRangeKernel(s.queue, s.kernel, 1, nullptr, &global, nullptr, 0,
+                                             nullptr, nullptr);
+      status != CL_SUCCESS) {
+    return status;
+  }
+  if (cl_int status =
+          clEnqueueReadBuffer(s.queue, b, CL_TRUE, 0, bytes, out.data(), 0, nullptr, nullptr);
+      status != CL_SUCCESS) {
+    return status;
+  }
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (out[i] != in[i] * scale + static_cast<int>(i)) {
+      std::printf("wrong at %zu: %d\n", i, out[i]);
+      std::fflush(stdout);
+      std::exit(1);
+    }
+  }
+  return CL_SUCCESS;
+}
+
+int check_loop(int rounds) {
+  session s;
+  s.open();
+  const std::size_t count = 1 << 16;
+  cl_int status = CL_SUCCESS;
+  cl_mem a = clCreateBuffer(s.context, CL_MEM_READ_ONLY, count * sizeof(int), nullptr, &status);
+  CHECK(status);
+  cl_mem b = clCreateBuffer(s.context, CL_MEM_WRITE_ONLY, count * sizeof(int), nullptr, &status);
+  CHECK(status);
+  CHECK(clSetKernelArg(s.kernel, 0, sizeof a, &a));
+  CHECK(clSetKernelArg(s.kernel, 1, sizeof b, &b));
+  std::vector<int> in(count), out(count);
+  for (int i = 0; i < rounds; ++i) CHECK(round(s, a, b, in, out, i + 1));
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  s.close();
+  say("ok");
+  return 0;
+}
+
+int run_until_error() {
+  session s;
+  s.open();
+  const std::size_t count = 1 << 18;
+  cl_int status = CL_SUCCESS;
+  cl_mem a = clCreateBuffer(s.context, CL_MEM_READ_ONLY, count * sizeof(int), nullptr, &status);
+  CHECK(status);
+  cl_mem b = clCreateBuffer(s.context, CL_MEM_WRITE_ONLY, count * sizeof(int), nullptr, &status);
+  CHECK(status);
+  CHECK(clSetKernelArg(s.kernel, 0, sizeof a, &a));
+  CHECK(clSetKernelArg(s.kernel, 1, sizeof b, &b));
+  std::vector<int> in(count), out(count);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0;; ++i) {
+    if (cl_int failed = round(s, a, b, in, out, i % 100 + 1); failed != CL_SUCCESS) {
+      std::printf("error %d\n", failed);
+      std::fflush(stdout);
+      // Calls after the loss fail at once too, and releasing does not hang.
+      cl_int again = clFinish(s.queue);
+      std::printf("then %d\n", again);
+      std::fflush(stdout);
+      clReleaseMemObject(a);
+      clReleaseMemObject(b);
+      s.close();
+      return again != CL_SUCCESS ? 0 : 1;
+    }
+    if (i == 0) say("ready");
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(120)) {
+      say("no error within 120 s");
+      return 2;
+    }
+  }
+}
+
+int transfer_forever() {
+  session s;
+  s.open();
+  const std::size_t bytes = 64u << 20;
+  std::vector<unsigned char> data(bytes, 0x5a);
+  cl_int status = CL_SUCCESS;
+  cl_mem buffer = clCreateBuffer(s.context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
+  CHECK(status);
+  for (int i = 0;; ++i) {
+    data[static_cast<std::size_t>(i) % bytes] = static_cast<unsigned char>(i);
+    CHECK(clEnqueueWriteBuffer(s.queue, buffer, CL_FALSE, 0, bytes, data.data(), 0, nullptr,
+                               nullptr));
+    CHECK(
+        clEnqueueReadBuffer(s.queue, buffer, CL_TRUE, 0, bytes, data.data(), 0, nullptr, nullptr));
+    if (i == 0) say("ready");
+  }
+}
+
+int hold() {
+  session s;
+  s.open();
+  cl_int status = CL_SUCCESS;
+  std::vector<cl_mem> buffers;
+  for (int i = 0; i < 3; ++i) {
+    buffers.push_back(clCreateBuffer(s.context, CL_MEM_READ_WRITE, 4096, nullptr, &status));
+    CHECK(status);
+  }
+  CHECK(clFinish(s.queue));
+  say("ready");
+  while (next_line()) {
+  }
+  for (auto buffer : buffers) clReleaseMemObject(buffer);
+  s.close();
+  return 0;
+}
+
+int lifecycle() {
+  session s;
+  s.discover();
+  say("discovered");
+  if (!next_line()) return 1;
+  s.open();
+  cl_int status = CL_SUCCESS;
+  cl_mem a = clCreateBuffer(s.context, CL_MEM_READ_WRITE, 1 << 16, nullptr, &status);
+  CHECK(status);
+  cl_mem b = clCreateBuffer(s.context, CL_MEM_READ_WRITE, 1 << 16, nullptr, &status);
+  CHECK(status);
+  cl_buffer_region region{0, 4096};
+  cl_mem sub = clCreateSubBuffer(a, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
+  CHECK(status);
+  cl_event gate = clCreateUserEvent(s.context, &status);
+  CHECK(status);
+  cl_kernel all[4] = {};
+  cl_uint made = 0;
+  CHECK(clCreateKernelsInProgram(s.program, 4, all, &made));
+  int scale = 2;
+  CHECK(clSetKernelArg(s.kernel, 0, sizeof a, &a));
+  CHECK(clSetKernelArg(s.kernel, 1, sizeof b, &b));
+  CHECK(clSetKernelArg(s.kernel, 2, sizeof scale, &scale));
+  std::vector<int> host(1 << 14, 1);
+  cl_event wrote = nullptr, ran = nullptr, marked = nullptr;
+  CHECK(clEnqueueWriteBuffer(s.queue, a, CL_FALSE, 0, host.size() * sizeof(int), host.data(), 1,
+                             &gate, &wrote));
+  const std::size_t global = host.size();
+  CHECK(clEnqueueNDRangeKernel(s.queue, s.kernel, 1, nullptr, &global, nullptr, 1, &wrote, &ran));
+  CHECK(clEnqueueMarkerWithWaitList(s.queue, 0, nullptr, &marked));
+  CHECK(clSetUserEventStatus(gate, CL_COMPLETE));
+  CHECK(clFinish(s.queue));
+  say("created");
+  if (!next_line()) return 1;
+  for (cl_event event : {gate, wrote, ran, marked}) clReleaseEvent(event);
+  for (cl_uint i = 0; i < made; ++i) clReleaseKernel(all[i]);
+  clReleaseMemObject(sub);
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  s.close();
+  say("released");
+  while (next_line()) {
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: client_helper MODE [ARG]\n");
+    return 64;
+  }
+  const std::string mode = argv[1];
+  if (mode == "count-platforms") {
+    std::printf("%zu\n", troupe_platforms().size());
+    return 0;
+  }
+  if (mode == "check-loop") return check_loop(argc > 2 ? std::atoi(argv[2]) : 10);
+  if (mode == "run-until-error") return run_until_error();
+  if (mode == "transfer-forever") return transfer_forever();
+  if (mode == "hold") return hold();
+  if (mode == "lifecycle") return lifecycle();
+  std::fprintf(stderr, "client_helper: unknown mode %s\n", argv[1]);
+  return 64;
+}

@@ -1,0 +1,196 @@
+// Failures and limits: clients and servers that die, wrong tokens, full servers, and what a
+// session holds on the server. Clients are client_helper processes; most servers run in this
+// process, so that their session and object counts can be watched.
+#include <stdexcept>
+
+#include "remote/server/device_server.hpp"
+#include "remote_fixture.hpp"
+
+namespace troupe::remote_test {
+namespace {
+
+using troupe::remote::server::device_server;
+using troupe::remote::server::server_options;
+
+/// An in-process server on 127.0.0.1 and a free port, accepting in the background.
+std::unique_ptr<device_server> serve(server_options options = {}) {
+  options.address = "127.0.0.1";
+  options.port = 0;
+  auto server = std::make_unique<device_server>(options);
+  server->start();
+  return server;
+}
+
+/// Environments for client_helper processes: a vendors directory with only troupe's ICD, and
+/// one hostfile per set of servers.
+class clients {
+ public:
+  clients() { make_vendors_directory(directory_.path() / "vendors", true, false); }
+
+  /// The variables that point a helper at `hosts` ("host:port [token]" lines).
+  std::vector<std::string> environment(const std::string& hosts) {
+    auto file = directory_.path() / ("hosts-" + std::to_string(files_++));
+    std::ofstream(file) << hosts << "\n";
+    return {"OCL_ICD_VENDORS=" + (directory_.path() / "vendors").string(),
+            "TROUPE_ICD_HOSTS=" + file.string(), "TROUPE_ICD_CONNECT_TIMEOUT_MS=5000"};
+  }
+
+  std::unique_ptr<child_process> start(const std::string& hosts, std::vector<std::string> args) {
+    args.insert(args.begin(), TROUPE_CLIENT_HELPER);
+    return std::make_unique<child_process>(args, environment(hosts));
+  }
+
+  /// Runs a helper to its end; returns its exit code, or -1 if it did not end within `limit`.
+  int run(const std::string& hosts, std::vector<std::string> args, std::string* output = nullptr,
+          std::chrono::seconds limit = 120s) {
+    auto helper = start(hosts, std::move(args));
+    while (helper->read_line(limit)) {
+    }
+    auto code = helper->wait(limit);
+    if (output != nullptr) *output = helper->output();
+    return code.value_or(-1);
+  }
+
+  /// The number of troupe platforms a helper sees with `hosts`.
+  int count_platforms(const std::string& hosts) {
+    std::string output;
+    EXPECT_EQ(run(hosts, {"count-platforms"}, &output), 0) << output;
+    return output.empty() ? -1 : std::stoi(output);
+  }
+
+ private:
+  temp_directory directory_;
+  int files_ = 0;
+};
+
+std::string endpoint(const device_server& server) {
+  return "127.0.0.1:" + std::to_string(server.port());
+}
+
+TEST(remote_failure, a_non_loopback_address_needs_a_token) {
+  server_options open;
+  open.address = "0.0.0.0";
+  open.port = 0;
+  EXPECT_THROW(device_server{open}, std::invalid_argument);
+  server_options guarded = open;
+  guarded.token = "a token";
+  EXPECT_NO_THROW(device_server{guarded});
+  server_options none;
+  none.port = 0;
+  none.max_clients = 0;
+  EXPECT_THROW(device_server{none}, std::invalid_argument);
+}
+
+TEST(remote_failure, a_client_killed_mid_transfer_leaves_nothing_behind) {
+  auto server = serve();
+  clients helpers;
+  ASSERT_EQ(server->session_count(), 0u);
+  ASSERT_EQ(server->object_count(), 0u);
+  auto transfer = helpers.start(endpoint(*server), {"transfer-forever"});
+  ASSERT_TRUE(transfer->wait_for_line("ready", 120s)) << transfer->output();
+  EXPECT_EQ(server->session_count(), 1u);
+  EXPECT_GT(server->object_count(), 0u);
+  transfer->kill(SIGKILL);
+  ASSERT_TRUE(transfer->wait(20s));
+  EXPECT_TRUE(eventually(20s, [&] { return server->session_count() == 0; }))
+      << server->session_count() << " sessions left";
+  EXPECT_TRUE(eventually(20s, [&] { return server->object_count() == 0; }))
+      << server->object_count() << " objects left";
+  // The server still serves.
+  std::string output;
+  EXPECT_EQ(helpers.run(endpoint(*server), {"check-loop", "3"}, &output), 0) << output;
+}
+
+TEST(remote_failure, a_server_killed_mid_run_fails_calls_instead_of_hanging) {
+  auto deviced = start_deviced();
+  clients helpers;
+  auto runner = helpers.start(deviced.endpoint(), {"run-until-error"});
+  ASSERT_TRUE(runner->wait_for_line("ready", 120s)) << runner->output();
+  deviced.process->kill(SIGKILL);
+  auto error = runner->wait_for_line("error", 20s);
+  ASSERT_TRUE(error) << "no error reported after the server died: " << runner->output();
+  const int code = std::stoi(error->substr(6));
+  EXPECT_TRUE(code == CL_DEVICE_NOT_AVAILABLE || code == CL_OUT_OF_RESOURCES)
+      << *error << " (" << cl_error_name(code) << ")";
+  auto exit_code = runner->wait(20s);
+  ASSERT_TRUE(exit_code) << "the client hangs after the server died: " << runner->output();
+  EXPECT_EQ(*exit_code, 0) << runner->output();
+}
+
+TEST(remote_failure, a_wrong_token_is_refused_and_good_clients_are_still_served) {
+  server_options options;
+  options.token = "right";
+  auto server = serve(options);
+  clients helpers;
+  EXPECT_EQ(helpers.count_platforms(endpoint(*server) + " wrong"), 0);
+  EXPECT_EQ(helpers.count_platforms(endpoint(*server)), 0);  // no token at all
+  EXPECT_TRUE(eventually(20s, [&] { return server->session_count() == 0; }));
+  EXPECT_GE(helpers.count_platforms(endpoint(*server) + " right"), 1);
+  std::string output;
+  EXPECT_EQ(helpers.run(endpoint(*server) + " right", {"check-loop", "2"}, &output), 0) << output;
+  // A hostfile with a good and a bad server: the bad one is skipped, the good one used.
+  auto other = serve();
+  EXPECT_GE(helpers.count_platforms(endpoint(*server) + " wrong\n" + endpoint(*other)), 1);
+}
+
+TEST(remote_failure, four_clients_at_once) {
+  auto server = serve();
+  clients helpers;
+  std::vector<std::unique_ptr<child_process>> running;
+  for (int i = 0; i < 4; ++i) {
+    running.push_back(helpers.start(endpoint(*server), {"check-loop", "25"}));
+  }
+  for (auto& helper : running) {
+    EXPECT_TRUE(helper->wait_for_line("ok", 120s)) << helper->output();
+    auto code = helper->wait(60s);
+    ASSERT_TRUE(code);
+    EXPECT_EQ(*code, 0) << helper->output();
+  }
+  EXPECT_TRUE(
+      eventually(20s, [&] { return server->session_count() == 0 && server->object_count() == 0; }));
+}
+
+TEST(remote_failure, a_full_server_refuses_the_next_client) {
+  server_options options;
+  options.max_clients = 1;
+  auto server = serve(options);
+  clients helpers;
+  auto holder = helpers.start(endpoint(*server), {"hold"});
+  ASSERT_TRUE(holder->wait_for_line("ready", 120s)) << holder->output();
+  EXPECT_EQ(helpers.count_platforms(endpoint(*server)), 0);
+  EXPECT_EQ(server->session_count(), 1u);
+  holder->close_stdin();
+  auto code = holder->wait(60s);
+  ASSERT_TRUE(code);
+  EXPECT_EQ(*code, 0);
+  ASSERT_TRUE(eventually(20s, [&] { return server->session_count() == 0; }));
+  EXPECT_GE(helpers.count_platforms(endpoint(*server)), 1);
+}
+
+TEST(remote_failure, releasing_everything_empties_the_session) {
+  auto server = serve();
+  clients helpers;
+  auto client = helpers.start(endpoint(*server), {"lifecycle"});
+  ASSERT_TRUE(client->wait_for_line("discovered", 120s)) << client->output();
+  // Discovery leaves the platform and device; nothing the client created is counted yet.
+  const std::size_t discovered = server->object_count();
+  EXPECT_GT(discovered, 0u);
+  client->write_line("go");
+  ASSERT_TRUE(client->wait_for_line("created", 120s)) << client->output();
+  EXPECT_GT(server->object_count(), discovered);
+  client->write_line("go");
+  ASSERT_TRUE(client->wait_for_line("released", 120s)) << client->output();
+  // Releases are pipelined: they arrive soon, not at once.
+  EXPECT_TRUE(eventually(20s, [&] { return server->object_count() == discovered; }))
+      << server->object_count() << " objects, " << discovered << " after discovery";
+  EXPECT_EQ(server->session_count(), 1u);
+  client->close_stdin();
+  auto code = client->wait(60s);
+  ASSERT_TRUE(code);
+  EXPECT_EQ(*code, 0);
+  EXPECT_TRUE(
+      eventually(20s, [&] { return server->session_count() == 0 && server->object_count() == 0; }));
+}
+
+}  // namespace
+}  // namespace troupe::remote_test
