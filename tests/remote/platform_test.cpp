@@ -13,15 +13,15 @@ namespace {
     ::testing::AddGlobalTestEnvironment(new remote_environment);
 
 TEST(remote_platform, both_servers_are_listed_once_with_their_endpoints) {
-  ASSERT_NE(local_platform(), nullptr) << "the local PoCL platform is missing";
+  ASSERT_NE(local_platform(), nullptr) << "the local platform " << local_platform_name() << " is missing";
   const auto& env = remote_environment::get();
   std::vector<std::string> endpoints;
   for (auto platform : all_platforms()) {
     if (!is_troupe_platform(platform)) continue;
     std::string endpoint = info_string(clGetPlatformInfo, platform,
                                        (cl_platform_info)CL_PLATFORM_REMOTE_ENDPOINT_TROUPE);
-    if (info_string(clGetPlatformInfo, platform, CL_PLATFORM_NAME).find("Portable Computing") ==
-        0) {
+    if (info_string(clGetPlatformInfo, platform, CL_PLATFORM_NAME).find(local_platform_name()) !=
+        std::string::npos) {
       endpoints.push_back(endpoint);
     }
   }

@@ -529,12 +529,20 @@ struct side {
   std::string name;
 };
 
-/// The local PoCL platform, and the same platform served by troupe-deviced at `endpoint`.
+/// The name of the local platform the tests serve and compare against: PoCL (CI), or the one
+/// whose name contains $TROUPE_REMOTE_TEST_PLATFORM (e.g. "NVIDIA" on a GPU machine).
+inline std::string local_platform_name() {
+  const char* chosen = std::getenv("TROUPE_REMOTE_TEST_PLATFORM");
+  return chosen != nullptr && *chosen != '\0' ? chosen : "Portable Computing Language";
+}
+
+/// The local platform, and the same platform served by troupe-deviced at `endpoint`.
 inline cl_platform_id local_platform() {
+  const std::string wanted = local_platform_name();
   for (auto platform : all_platforms()) {
     if (is_troupe_platform(platform)) continue;
-    if (info_string(clGetPlatformInfo, platform, CL_PLATFORM_NAME) ==
-        "Portable Computing Language") {
+    if (info_string(clGetPlatformInfo, platform, CL_PLATFORM_NAME).find(wanted) !=
+        std::string::npos) {
       return platform;
     }
   }

@@ -202,9 +202,11 @@ void check_image_contents(const cl_image_format& format, const cl_image_desc& de
   overflow |= __builtin_mul_overflow(row, rows - 1, &part);
   overflow |= __builtin_add_overflow(need, part, &need);
   overflow |= __builtin_add_overflow(need, row_bytes, &need);
-  if (overflow || given < need) {
-    throw cl_failure{CL_INVALID_VALUE, "image with " + std::to_string(given) +
-                                           " bytes of initial contents for more"};
+  if (overflow) throw cl_failure{CL_INVALID_IMAGE_SIZE, "image size overflows"};
+  if (given < need) {
+    throw cl_failure{CL_INVALID_VALUE, "image needs " + std::to_string(need) +
+                                           " bytes of initial contents; " +
+                                           std::to_string(given) + " came"};
   }
 }
 
