@@ -382,12 +382,11 @@ void run_command(opcode op, call& c, command& cmd) {
     }
     case opcode::marker:
     case opcode::barrier: {
-      cl_int status =
-          op == opcode::marker
-              ? clEnqueueMarkerWithWaitList(cmd.queue(), cmd.wait_count(), cmd.wait_list(),
-                                            cmd.event())
-              : clEnqueueBarrierWithWaitList(cmd.queue(), cmd.wait_count(), cmd.wait_list(),
-                                             cmd.event());
+      cl_int status = op == opcode::marker
+                          ? clEnqueueMarkerWithWaitList(cmd.queue(), cmd.wait_count(),
+                                                        cmd.wait_list(), cmd.event())
+                          : clEnqueueBarrierWithWaitList(cmd.queue(), cmd.wait_count(),
+                                                         cmd.wait_list(), cmd.event());
       // Once enqueued, even if registering the client's event id fails below (PoCL: see
       // session::hold_until_complete).
       if (status == CL_SUCCESS) c.owner.hold_until_complete(*cmd.event());

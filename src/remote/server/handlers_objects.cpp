@@ -88,8 +88,8 @@ void check_link_inputs(cl_context context, std::vector<cl_device_id> devices,
           "clGetProgramInfo");
     for (std::size_t d = 0; d < devices.size(); ++d) {
       cl_program_binary_type type = CL_PROGRAM_BINARY_TYPE_NONE;
-      check(clGetProgramBuildInfo(inputs[i], devices[d], CL_PROGRAM_BINARY_TYPE, sizeof type,
-                                  &type, nullptr),
+      check(clGetProgramBuildInfo(inputs[i], devices[d], CL_PROGRAM_BINARY_TYPE, sizeof type, &type,
+                                  nullptr),
             "clGetProgramBuildInfo");
       if (sizes[d] == 0 || (type != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT &&
                             type != CL_PROGRAM_BINARY_TYPE_LIBRARY)) {
@@ -205,8 +205,8 @@ void check_image_contents(const cl_image_format& format, const cl_image_desc& de
   if (overflow) throw cl_failure{CL_INVALID_IMAGE_SIZE, "image size overflows"};
   if (given < need) {
     throw cl_failure{CL_INVALID_VALUE, "image needs " + std::to_string(need) +
-                                           " bytes of initial contents; " +
-                                           std::to_string(given) + " came"};
+                                           " bytes of initial contents; " + std::to_string(given) +
+                                           " came"};
   }
 }
 

@@ -144,8 +144,8 @@ void session::clear() {
     cl_int status = CL_COMPLETE;
     if (clGetEventInfo(event, CL_EVENT_COMMAND_TYPE, sizeof type, &type, nullptr) == CL_SUCCESS &&
         type == CL_COMMAND_USER &&
-        clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
-                       nullptr) == CL_SUCCESS &&
+        clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) ==
+            CL_SUCCESS &&
         status > CL_COMPLETE) {
       clSetUserEventStatus(event, CL_DEVICE_NOT_AVAILABLE);
     }
