@@ -447,7 +447,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(
   // Reads always wait: the bytes must be in the caller's memory when its event completes.
   chunked chunks{num_events_in_wait_list, event_wait_list, event};
   for (std::size_t done = 0; done < size;) {
-    std::size_t piece = std::min<std::size_t>(size - done, max_chunk);
+    std::size_t piece = std::min<std::size_t>(size - done, transfer_piece);
     bool last = done + piece == size;
     request reading(opcode::read_buffer);
     cl_event mine = nullptr;
@@ -475,7 +475,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue queue, cl_
   if (ptr == nullptr || size == 0) return CL_INVALID_VALUE;
   chunked chunks{num_events_in_wait_list, event_wait_list, event};
   for (std::size_t done = 0; done < size;) {
-    std::size_t piece = std::min<std::size_t>(size - done, max_chunk);
+    std::size_t piece = std::min<std::size_t>(size - done, transfer_piece);
     bool last = done + piece == size;
     request writing(opcode::write_buffer);
     cl_event mine = nullptr;
@@ -483,13 +483,15 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue queue, cl_
       return status;
     }
     writing.object(buffer);
-    writing.fields.put<std::uint8_t>(blocking_write ? 1 : 0).put<std::uint64_t>(offset + done);
+    // Only the last piece of a blocking write waits: the others are pipelined behind it.
+    const bool wait = blocking_write && last;
+    writing.fields.put<std::uint8_t>(wait ? 1 : 0).put<std::uint64_t>(offset + done);
     // Sent from the caller's memory: once send returns, the bytes are in the socket, so even
     // a non-blocking write leaves `ptr` free for reuse.
     writing.fields.put_tail(static_cast<const char*>(ptr) + done, piece);
     cl_event* target = last ? event : &mine;
-    cl_int status = blocking_write ? call_command(writing, queue, target)
-                                   : send_command(writing, queue, target);
+    cl_int status =
+        wait ? call_command(writing, queue, target) : send_command(writing, queue, target);
     if (status != CL_SUCCESS) return status;
     if (!last) chunks.advance(mine);
     done += piece;

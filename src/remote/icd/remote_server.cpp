@@ -260,6 +260,14 @@ void remote_server::fail_pending_callbacks(cl_int status) {
   for (auto& [id, callback] : pending) callback(status);
 }
 
+cl_int request::check_size() const {
+  // Refused here, before sending: a frame over the limit would cost the whole connection.
+  if (fields.size() <= max_frame_payload) return CL_SUCCESS;
+  warn(std::string(to_string(op_)) + " of " + std::to_string(fields.size()) +
+       " bytes is over the protocol's frame limit of " + std::to_string(max_frame_payload));
+  return CL_OUT_OF_RESOURCES;
+}
+
 request& request::object(const remote_object* named) {
   fields.put<std::uint64_t>(named != nullptr ? named->id : 0);
   if (named != nullptr) named_.push_back(named);
@@ -284,6 +292,7 @@ connection& request::prepare(remote_server& server) {
 
 cl_int request::send(remote_server& server, cl_int when_lost) {
   if (server.lost()) return when_lost;
+  if (cl_int status = check_size(); status != CL_SUCCESS) return status;
   try {
     connection& link = prepare(server);
     std::lock_guard lock(link.mutex);
@@ -303,6 +312,7 @@ cl_int request::send(remote_server& server, cl_int when_lost) {
 cl_int request::call_into(remote_server& server, reply& answer, void* bulk, std::size_t size,
                           cl_int when_lost) {
   if (server.lost()) return when_lost;
+  if (cl_int status = check_size(); status != CL_SUCCESS) return status;
   try {
     connection& link = prepare(server);
     std::lock_guard lock(link.mutex);

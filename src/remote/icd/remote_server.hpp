@@ -133,6 +133,7 @@ class request {
 
  private:
   connection& prepare(remote_server& server);
+  [[nodiscard]] cl_int check_size() const;
   opcode op_;
   std::vector<const remote_object*> named_;
 };

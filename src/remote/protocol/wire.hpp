@@ -26,8 +26,11 @@ inline constexpr std::uint16_t protocol_version = 1;
 inline constexpr std::uint16_t default_port = 7457;
 /// Largest payload of a frame before the handshake: a handshake is a few hundred bytes.
 inline constexpr std::uint32_t max_handshake_payload = 4096;
-/// Largest payload of any frame. Bulk transfers are cut into chunks of `max_chunk` bytes.
+/// Largest bulk field of a frame (a read's reply, a write's data, an info value).
 inline constexpr std::uint32_t max_chunk = 64u << 20;
+/// The pieces a large read or write is cut into: small enough that the server copies one piece
+/// to the device while the next is still on the wire.
+inline constexpr std::uint32_t transfer_piece = 8u << 20;
 inline constexpr std::uint32_t max_frame_payload = max_chunk + 64 * 1024;
 
 /// Header flag: the sender waits for a reply frame. Without it, the call is pipelined and a

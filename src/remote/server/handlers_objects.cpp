@@ -2,6 +2,8 @@
 #include <CL/cl_ext.h>
 
 #include <algorithm>
+#include <cstring>
+#include <span>
 #include <string>
 
 #include "remote/server/call.hpp"
@@ -207,6 +209,103 @@ void check_image_contents(const cl_image_format& format, const cl_image_desc& de
     throw cl_failure{CL_INVALID_VALUE, "image needs " + std::to_string(need) +
                                            " bytes of initial contents; " + std::to_string(given) +
                                            " came"};
+  }
+}
+
+// Kernel arguments. OpenCL takes a buffer, image or sampler argument as a pointer to a handle,
+// and PoCL dereferences any non-null one (and, at launch, a null image or sampler): bytes from
+// the client must never reach OpenCL as a handle, and a handle only where one of its kind goes.
+// The server builds every program with argument information to tell the kinds apart.
+constexpr const char* argument_info_option = " -cl-kernel-arg-info";
+
+enum class argument_kind { unknown, value, local, buffer, image, sampler };
+
+argument_kind kind_of_argument(cl_kernel kernel, cl_uint index) {
+  cl_kernel_arg_address_qualifier address = 0;
+  std::size_t length = 0;
+  if (clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address,
+                         nullptr) != CL_SUCCESS ||
+      clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_NAME, 0, nullptr, &length) !=
+          CL_SUCCESS) {
+    return argument_kind::unknown;  // no argument information: a program from a binary
+  }
+  std::string type(length, '\0');
+  if (clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_NAME, length, type.data(), nullptr) !=
+      CL_SUCCESS) {
+    return argument_kind::unknown;
+  }
+  type.resize(std::strlen(type.c_str()));
+  switch (address) {
+    case CL_KERNEL_ARG_ADDRESS_LOCAL:
+      return argument_kind::local;
+    case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+    case CL_KERNEL_ARG_ADDRESS_CONSTANT:
+      return type.starts_with("image") ? argument_kind::image : argument_kind::buffer;
+    default:
+      return type == "sampler_t" ? argument_kind::sampler : argument_kind::value;
+  }
+}
+
+// Without argument information: OpenCL accepts a null value of a handle's size only for buffer
+// and local arguments. (Sets the argument to null when it does; the caller sets it again.)
+bool takes_buffer_or_local(cl_kernel kernel, cl_uint index) {
+  return clSetKernelArg(kernel, index, sizeof(cl_mem), nullptr) == CL_SUCCESS;
+}
+
+void refuse_argument(cl_int code, cl_uint index, const char* why) {
+  throw cl_failure{code, "argument " + std::to_string(index) + " " + why};
+}
+
+// A memory object for a buffer or image argument, of the matching type.
+void check_mem_argument(cl_kernel kernel, cl_uint index, cl_mem mem) {
+  auto kind = kind_of_argument(kernel, index);
+  if (kind == argument_kind::unknown || kind == argument_kind::local) return;  // OpenCL checks
+  if (kind != argument_kind::buffer && kind != argument_kind::image) {
+    refuse_argument(CL_INVALID_ARG_VALUE, index, "takes no memory object");
+  }
+  cl_mem_object_type type = 0;
+  check(clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof type, &type, nullptr), "clGetMemObjectInfo");
+  if ((kind == argument_kind::image) != (type != CL_MEM_OBJECT_BUFFER)) {
+    refuse_argument(CL_INVALID_MEM_OBJECT, index,
+                    kind == argument_kind::image ? "takes an image" : "takes a buffer");
+  }
+}
+
+void check_sampler_argument(cl_kernel kernel, cl_uint index) {
+  auto kind = kind_of_argument(kernel, index);
+  if (kind == argument_kind::sampler) return;
+  if (kind != argument_kind::unknown || takes_buffer_or_local(kernel, index)) {
+    refuse_argument(CL_INVALID_ARG_VALUE, index, "takes no sampler");
+  }
+}
+
+// Bytes are a value: for a value or local argument, or a null buffer. Errors OpenCL reports
+// without looking at the value (no value, a wrong size) are left to it.
+void check_bytes_argument(cl_kernel kernel, cl_uint index, bool has_value,
+                          std::span<const std::byte> value) {
+  if (!has_value || value.size() != sizeof(cl_mem)) return;
+  bool null =
+      std::all_of(value.begin(), value.end(), [](std::byte byte) { return byte == std::byte{0}; });
+  switch (kind_of_argument(kernel, index)) {
+    case argument_kind::value:
+    case argument_kind::local:  // OpenCL refuses a value itself
+      return;
+    case argument_kind::buffer:
+      if (!null) refuse_argument(CL_INVALID_MEM_OBJECT, index, "takes a buffer by id, not bytes");
+      return;
+    case argument_kind::image:  // a null one too: PoCL dereferences it at launch
+      refuse_argument(CL_INVALID_MEM_OBJECT, index, "takes an image by id, not bytes");
+      return;
+    case argument_kind::sampler:
+      refuse_argument(CL_INVALID_SAMPLER, index, "takes a sampler by id, not bytes");
+      return;
+    case argument_kind::unknown:
+      // A buffer argument given bytes is told apart; an image or sampler argument cannot be
+      // without argument information, and is left to OpenCL.
+      if (!null && takes_buffer_or_local(kernel, index)) {
+        refuse_argument(CL_INVALID_MEM_OBJECT, index, "takes a buffer by id, not bytes");
+      }
+      return;
   }
 }
 
@@ -463,7 +562,7 @@ void handle_object_request(opcode op, call& c) {
     case opcode::build_program: {
       auto program = c.object<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
       auto listed = devices(c);
-      auto options = c.in.get_string();
+      auto options = c.in.get_string() + argument_info_option;  // see kind_of_argument
       check(clBuildProgram(program, static_cast<cl_uint>(listed.size()),
                            listed.empty() ? nullptr : listed.data(), options.c_str(), nullptr,
                            nullptr),
@@ -473,7 +572,7 @@ void handle_object_request(opcode op, call& c) {
     case opcode::compile_program: {
       auto program = c.object<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
       auto listed = devices(c);
-      auto options = c.in.get_string();
+      auto options = c.in.get_string() + argument_info_option;
       auto headers = c.objects<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
       std::vector<std::string> names;
       std::vector<const char*> name_pointers;
@@ -494,10 +593,16 @@ void handle_object_request(opcode op, call& c) {
       auto options = c.in.get_string();
       auto inputs = c.objects<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
       check_link_inputs(context, listed, inputs);
-      cl_program program = clLinkProgram(context, static_cast<cl_uint>(listed.size()),
-                                         listed.empty() ? nullptr : listed.data(), options.c_str(),
-                                         static_cast<cl_uint>(inputs.size()), inputs.data(),
-                                         nullptr, nullptr, &status);
+      auto link = [&](const std::string& with) {
+        return clLinkProgram(context, static_cast<cl_uint>(listed.size()),
+                             listed.empty() ? nullptr : listed.data(), with.c_str(),
+                             static_cast<cl_uint>(inputs.size()), inputs.data(), nullptr, nullptr,
+                             &status);
+      };
+      // PoCL keeps argument information through a link only when asked again; OpenCL does not
+      // list the option for links, so an implementation that refuses it links without.
+      cl_program program = link(options + argument_info_option);
+      if (program == nullptr && status == CL_INVALID_LINKER_OPTIONS) program = link(options);
       // A failed link may still return a program, whose log says why: keep it for the client.
       if (program != nullptr) c.owner.add(id, object_kind::program, program);
       c.out.put<std::uint8_t>(program != nullptr ? 1 : 0);
@@ -540,9 +645,11 @@ void handle_object_request(opcode op, call& c) {
       auto form = static_cast<argument_form>(c.in.get<std::uint8_t>());
       if (form == argument_form::mem) {
         auto mem = c.object<cl_mem>(object_kind::mem, CL_INVALID_MEM_OBJECT);
+        check_mem_argument(kernel, index, mem);
         check(clSetKernelArg(kernel, index, sizeof mem, &mem), "clSetKernelArg");
       } else if (form == argument_form::sampler) {
         auto sampler = c.object<cl_sampler>(object_kind::sampler, CL_INVALID_SAMPLER);
+        check_sampler_argument(kernel, index);
         check(clSetKernelArg(kernel, index, sizeof sampler, &sampler), "clSetKernelArg");
       } else if (form == argument_form::bytes) {
         auto size = c.in.get<std::uint64_t>();
@@ -553,7 +660,11 @@ void handle_object_request(opcode op, call& c) {
                                                     std::to_string(value.size()) +
                                                     " bytes for a size of " + std::to_string(size)};
         }
-        check(clSetKernelArg(kernel, index, size, has_value ? value.data() : nullptr),
+        check_bytes_argument(kernel, index, has_value, value);
+        // PoCL reads a pointer's worth of the value before it checks the size: pad the copy.
+        std::vector<std::byte> padded(value.begin(), value.end());
+        padded.resize(std::max(padded.size(), sizeof(cl_mem)));
+        check(clSetKernelArg(kernel, index, size, has_value ? padded.data() : nullptr),
               "clSetKernelArg");
       } else {
         throw decode_error("set_kernel_arg with argument form " +
