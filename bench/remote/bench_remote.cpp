@@ -442,6 +442,15 @@ int run(int argc, char** argv) {
   const std::filesystem::path hosts = folder.path() / "hosts";
   std::ofstream(hosts) << address << (token.empty() ? "" : " " + token) << "\n";
   ::setenv("OCL_ICD_VENDORS", client_vendors.c_str(), 1);
+  // Debian's loader (ocl-icd) reads the folder and ignores OCL_ICD_FILENAMES; Khronos' loader
+  // (CUDA's libOpenCL) loads exactly OCL_ICD_FILENAMES when both are set. Both name the same.
+  std::string filenames;
+  for (const auto& entry : std::filesystem::directory_iterator(client_vendors)) {
+    std::string library;
+    std::getline(std::ifstream(entry.path()), library);
+    if (!library.empty()) filenames += (filenames.empty() ? "" : ":") + library;
+  }
+  ::setenv("OCL_ICD_FILENAMES", filenames.c_str(), 1);
   ::setenv("TROUPE_ICD_HOSTS", hosts.c_str(), 1);
 
   found_devices devices = list_devices(address);

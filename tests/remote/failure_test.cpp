@@ -32,6 +32,7 @@ class clients {
     auto file = directory_.path() / ("hosts-" + std::to_string(files_++));
     std::ofstream(file) << hosts << "\n";
     return {"OCL_ICD_VENDORS=" + (directory_.path() / "vendors").string(),
+            "OCL_ICD_FILENAMES=" + icd_filenames(directory_.path() / "vendors"),
             "TROUPE_ICD_HOSTS=" + file.string(), "TROUPE_ICD_CONNECT_TIMEOUT_MS=5000"};
   }
 

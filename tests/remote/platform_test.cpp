@@ -13,7 +13,8 @@ namespace {
     ::testing::AddGlobalTestEnvironment(new remote_environment);
 
 TEST(remote_platform, both_servers_are_listed_once_with_their_endpoints) {
-  ASSERT_NE(local_platform(), nullptr) << "the local platform " << local_platform_name() << " is missing";
+  ASSERT_NE(local_platform(), nullptr)
+      << "the local platform " << local_platform_name() << " is missing";
   const auto& env = remote_environment::get();
   std::vector<std::string> endpoints;
   for (auto platform : all_platforms()) {
@@ -117,7 +118,11 @@ TEST_F(remote_test, context_info_and_reference_counts) {
     ASSERT_CL(clReleaseContext(s->context));
     EXPECT_EQ(count(), held);
     s->queue.reset();
-    EXPECT_EQ(count(), held - 1);
+    // Whether a queue's hold shows in the count is the driver's choice (PoCL: yes, NVIDIA: no);
+    // the ICD counts it.
+    if (s == &remote) {
+      EXPECT_EQ(count(), held - 1);
+    }
   }
 
   // Properties come back as given; a context from a type finds the device too.

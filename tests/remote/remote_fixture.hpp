@@ -406,6 +406,28 @@ inline void make_vendors_directory(const std::filesystem::path& directory, bool 
   }
 }
 
+/// The libraries the .icd files of `vendors` name, troupe's first, joined by ':'. Debian's
+/// loader (ocl-icd) reads the folder from OCL_ICD_VENDORS and ignores OCL_ICD_FILENAMES;
+/// Khronos' loader (CUDA's libOpenCL) loads exactly OCL_ICD_FILENAMES when both are set. The
+/// tests set both, so that either loader sees the same platforms.
+inline std::string icd_filenames(const std::filesystem::path& vendors) {
+  std::vector<std::string> libraries;
+  for (const auto& entry : std::filesystem::directory_iterator(vendors)) {
+    if (entry.path().extension() != ".icd") continue;
+    std::string library;
+    std::getline(std::ifstream(entry.path()), library);
+    if (library.empty()) continue;
+    if (entry.path().filename() == "troupe.icd") {
+      libraries.insert(libraries.begin(), library);
+    } else {
+      libraries.push_back(library);
+    }
+  }
+  std::string joined;
+  for (const auto& library : libraries) joined += (joined.empty() ? "" : ":") + library;
+  return joined;
+}
+
 /// A troupe-deviced process on 127.0.0.1 and a free port.
 struct deviced_process {
   std::unique_ptr<child_process> process;
@@ -497,6 +519,7 @@ class remote_environment : public ::testing::Environment {
                                  << tokened_.endpoint() << " " << token << "\n";
     make_vendors_directory(dir / "vendors", true);
     ::setenv("OCL_ICD_VENDORS", (dir / "vendors").c_str(), 1);
+    ::setenv("OCL_ICD_FILENAMES", icd_filenames(dir / "vendors").c_str(), 1);
     ::setenv("TROUPE_ICD_HOSTS", (dir / "hosts").c_str(), 1);
   }
 
@@ -649,7 +672,7 @@ __kernel void group_sum(__global const float* in, __global float* out, __local f
 class remote_test : public ::testing::Test {
  protected:
   void SetUp() override {
-    open_side(local, local_platform(), "local PoCL");
+    open_side(local, local_platform(), "local");
     open_side(remote, remote_platform(remote_environment::get().plain_endpoint()), "remote");
   }
 

@@ -65,8 +65,11 @@ mkdir "$dir/vendors"
 cp "$icd" "$dir/vendors/troupe.icd"
 echo "127.0.0.1:$port" >"$dir/hosts"
 OCL_ICD_VENDORS="$dir/vendors"
+# Khronos' loader (CUDA's libOpenCL) loads exactly this list when both are set; Debian's
+# ocl-icd reads only the folder.
+OCL_ICD_FILENAMES=$(head -n1 "$icd")
 TROUPE_ICD_HOSTS="$dir/hosts"
-export OCL_ICD_VENDORS TROUPE_ICD_HOSTS
+export OCL_ICD_VENDORS OCL_ICD_FILENAMES TROUPE_ICD_HOSTS
 
 if [ -z "$expect" ]; then
   "$@"

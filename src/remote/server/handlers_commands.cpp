@@ -33,6 +33,11 @@ incoming_bytes take_bytes(call& c) {
   return taken;
 }
 
+// The packed slice pitch of a region; 0 for a single slice, which NVIDIA requires of 2-D images.
+std::size_t image_slice_pitch(const triple& region, std::size_t element) {
+  return region[2] > 1 ? region[0] * element * region[1] : 0;
+}
+
 std::size_t image_element_size(cl_mem image) {
   std::size_t size = 0;
   check(clGetImageInfo(image, CL_IMAGE_ELEMENT_SIZE, sizeof size, &size, nullptr),
@@ -142,16 +147,9 @@ void command::register_failed_event(cl_int status) {
 }
 
 void command::keep_until_complete(std::vector<std::byte>&& bytes) {
-  if (bytes.empty() || event_ == nullptr) return;
-  auto* kept = new std::vector<std::byte>(std::move(bytes));
-  cl_int status = clSetEventCallback(
-      event_, CL_COMPLETE,
-      [](cl_event, cl_int, void* data) { delete static_cast<std::vector<std::byte>*>(data); },
-      kept);
-  if (status != CL_SUCCESS) {
-    clWaitForEvents(1, &event_);  // no callback: keep the bytes by waiting here instead
-    delete kept;
-  }
+  // Not by an event callback: PoCL calls none for a command that fails.
+  if (!bytes.empty() && event_ != nullptr)
+    call_.owner.hold_until_complete(event_, std::move(bytes));
 }
 
 void handle_command(opcode op, call& c) {
@@ -283,7 +281,7 @@ void run_command(opcode op, call& c, command& cmd) {
       c.reply_data.resize(size);
       cmd.finish(
           clEnqueueReadImage(cmd.queue(), image, CL_TRUE, origin.data(), region.data(),
-                             region[0] * element, region[0] * element * region[1],
+                             region[0] * element, image_slice_pitch(region, element),
                              c.reply_data.data(), cmd.wait_count(), cmd.wait_list(), cmd.event()),
           "clEnqueueReadImage");
       c.out.put<std::uint64_t>(size);
@@ -300,11 +298,11 @@ void run_command(opcode op, call& c, command& cmd) {
         throw cl_failure{CL_INVALID_VALUE, "image write with " + std::to_string(data.bytes.size()) +
                                                " bytes for its region"};
       }
-      cmd.finish(
-          clEnqueueWriteImage(cmd.queue(), image, blocking ? CL_TRUE : CL_FALSE, origin.data(),
-                              region.data(), region[0] * element, region[0] * element * region[1],
-                              data.bytes.data(), cmd.wait_count(), cmd.wait_list(), cmd.event()),
-          "clEnqueueWriteImage");
+      cmd.finish(clEnqueueWriteImage(cmd.queue(), image, blocking ? CL_TRUE : CL_FALSE,
+                                     origin.data(), region.data(), region[0] * element,
+                                     image_slice_pitch(region, element), data.bytes.data(),
+                                     cmd.wait_count(), cmd.wait_list(), cmd.event()),
+                 "clEnqueueWriteImage");
       if (!blocking) cmd.keep_until_complete(std::move(data.owner));
       return;
     }

@@ -313,16 +313,11 @@ const cl_context_properties* or_null(const std::vector<cl_context_properties>& p
   return properties.empty() ? nullptr : properties.data();
 }
 
-struct callback_target {
-  std::weak_ptr<session> owner;
-  std::uint64_t callback_id;
-};
-
 void CL_CALLBACK forward_event_callback(cl_event, cl_int status, void* user_data) {
-  std::unique_ptr<callback_target> target(static_cast<callback_target*>(user_data));
-  if (auto owner = target->owner.lock()) {
+  auto [owner, callback_id] = take_event_callback(reinterpret_cast<std::uintptr_t>(user_data));
+  if (owner) {
     writer notice;
-    notice.put<std::uint64_t>(target->callback_id).put<std::int32_t>(status);
+    notice.put<std::uint64_t>(callback_id).put<std::int32_t>(status);
     owner->notify(opcode::event_callback, notice);
   }
 }
@@ -677,6 +672,7 @@ void handle_object_request(opcode op, call& c) {
       auto context = c.object<cl_context>(object_kind::context, CL_INVALID_CONTEXT);
       cl_event event = clCreateUserEvent(context, &status);
       check(status, "clCreateUserEvent");
+      c.owner.track_user_event(event);  // before add, which releases it if the id is refused
       c.owner.add(id, object_kind::event, event);
       return;
     }
@@ -689,18 +685,29 @@ void handle_object_request(opcode op, call& c) {
       auto event = c.object<cl_event>(object_kind::event, CL_INVALID_EVENT);
       auto type = c.in.get<std::int32_t>();
       auto callback_id = c.in.get<std::uint64_t>();
-      auto target = std::make_unique<callback_target>();
-      target->owner = c.owner.weak_from_this();
-      target->callback_id = callback_id;
-      check(clSetEventCallback(event, type, forward_event_callback, target.get()),
-            "clSetEventCallback");
-      target.release();  // forward_event_callback owns it now
+      // A number for OpenCL, not memory: see register_event_callback.
+      std::uint64_t token = register_event_callback(c.owner, callback_id);
+      cl_int result =
+          clSetEventCallback(event, type, forward_event_callback,
+                             reinterpret_cast<void*>(static_cast<std::uintptr_t>(token)));
+      if (result != CL_SUCCESS) take_event_callback(token);
+      check(result, "clSetEventCallback");
       return;
     }
     case opcode::wait_for_events: {
       auto events = c.objects<cl_event>(object_kind::event, CL_INVALID_EVENT);
       if (events.empty()) throw cl_failure{CL_INVALID_VALUE, "clWaitForEvents with no events"};
       check(clWaitForEvents(static_cast<cl_uint>(events.size()), events.data()), "clWaitForEvents");
+      // NVIDIA returns success for events that ended in an error (a failed command's stand-in
+      // user event, say); OpenCL says the wait must report it.
+      for (cl_event event : events) {
+        cl_int outcome = CL_COMPLETE;
+        clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof outcome, &outcome, nullptr);
+        if (outcome < 0) {
+          throw cl_failure{CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+                           "an event waited for ended with error " + std::to_string(outcome)};
+        }
+      }
       return;
     }
     case opcode::release:

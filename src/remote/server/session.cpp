@@ -2,6 +2,45 @@
 
 namespace troupe::remote::server {
 
+namespace {
+
+struct pending_callback {
+  const session* owner_key;  // for forgetting a closing session's entries
+  std::weak_ptr<session> owner;
+  std::uint64_t callback_id;
+};
+struct callback_registry {
+  std::mutex mutex;
+  std::unordered_map<std::uint64_t, pending_callback> entries;
+  std::uint64_t next_token = 1;
+};
+callback_registry& callbacks() {
+  static auto* registry = new callback_registry;  // never destroyed: callbacks may come late
+  return *registry;
+}
+
+}  // namespace
+
+std::uint64_t register_event_callback(session& owner, std::uint64_t callback_id) {
+  auto& registry = callbacks();
+  std::lock_guard lock(registry.mutex);  // then the session's (as in clear())
+  if (owner.closed()) return 0;          // nothing would forget it: token 0 names nothing
+  std::uint64_t token = registry.next_token++;
+  registry.entries.emplace(token, pending_callback{&owner, owner.weak_from_this(), callback_id});
+  return token;
+}
+
+std::pair<std::shared_ptr<session>, std::uint64_t> take_event_callback(std::uint64_t token) {
+  auto& registry = callbacks();
+  std::lock_guard lock(registry.mutex);
+  auto found = registry.entries.find(token);
+  if (found == registry.entries.end()) return {nullptr, 0};
+  std::pair<std::shared_ptr<session>, std::uint64_t> taken{found->second.owner.lock(),
+                                                           found->second.callback_id};
+  registry.entries.erase(found);
+  return taken;
+}
+
 cl_object::~cl_object() {
   switch (kind_) {
     case object_kind::device:
@@ -129,34 +168,38 @@ void session::release(std::uint64_t id) {
 
 void session::clear() {
   std::unordered_map<std::uint64_t, object_ref> dropped;
+  std::vector<cl_event> user_events;
+  std::vector<held_command> held;
   {
+    // Closed from here on: what a request still being served adds later is handled on the spot
+    // (hold_until_complete, track_user_event, register_event_callback).
+    auto& registry = callbacks();
+    std::lock_guard registry_lock(registry.mutex);
     std::lock_guard lock(mutex_);
+    closed_ = true;
     dropped.swap(objects_);
     ids_by_handle_.clear();
+    user_events.swap(user_events_);
+    held.swap(held_);
+    std::erase_if(registry.entries,
+                  [&](const auto& entry) { return entry.second.owner_key == this; });
   }
   // A user event the client never set holds up every command and wait behind it for good, and
   // with them the threads serving this session (clFinish, clWaitForEvents, blocking reads):
   // fail such events, so that those threads return and end.
-  for (auto& [id, object] : dropped) {
-    if (object->kind() != object_kind::event) continue;
-    auto event = object->as<cl_event>();
-    cl_command_type type = 0;
+  for (auto event : user_events) {
     cl_int status = CL_COMPLETE;
-    if (clGetEventInfo(event, CL_EVENT_COMMAND_TYPE, sizeof type, &type, nullptr) == CL_SUCCESS &&
-        type == CL_COMMAND_USER &&
-        clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) ==
-            CL_SUCCESS &&
-        status > CL_COMPLETE) {
-      clSetUserEventStatus(event, CL_DEVICE_NOT_AVAILABLE);
-    }
+    clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+    if (status > CL_COMPLETE) clSetUserEventStatus(event, CL_DEVICE_NOT_AVAILABLE);
+    clReleaseEvent(event);
   }
-  // Only now: the failures above have reached the markers and barriers that waited for them.
-  std::vector<cl_event> held;
-  {
-    std::lock_guard lock(mutex_);
-    held.swap(held_events_);
+  // Every held command now ends (nothing it waits for waits on the client any more); its bytes
+  // and its event go once it has.
+  for (auto& command : held) {
+    clWaitForEvents(1, &command.event);
+    clReleaseEvent(command.event);
   }
-  for (auto event : held) clReleaseEvent(event);
+  held.clear();
   // Kernels and events before what they use: releasing in a fixed order keeps drivers calm.
   for (auto kind :
        {object_kind::event, object_kind::kernel, object_kind::program, object_kind::sampler,
@@ -171,21 +214,46 @@ void session::clear() {
   }
 }
 
-void session::hold_until_complete(cl_event event) {
+void session::hold_until_complete(cl_event event, std::vector<std::byte> bytes) {
   clRetainEvent(event);
-  std::vector<cl_event> completed;  // released outside the lock
+  std::vector<held_command> finished;  // released outside the lock
   {
     std::lock_guard lock(mutex_);
-    std::erase_if(held_events_, [&](cl_event held) {
+    std::erase_if(held_, [&](held_command& held) {
       cl_int status = CL_QUEUED;
-      clGetEventInfo(held, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
-      if (status > CL_COMPLETE) return false;  // failed ones (< 0) are complete too
-      completed.push_back(held);
+      clGetEventInfo(held.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                     nullptr);
+      if (status > CL_COMPLETE) return false;  // failed ones (< 0) are over too
+      finished.push_back(std::move(held));
       return true;
     });
-    held_events_.push_back(event);
+    if (!closed_) {
+      held_.push_back({event, std::move(bytes)});
+      event = nullptr;
+    }
   }
-  for (auto done : completed) clReleaseEvent(done);
+  for (auto& done : finished) clReleaseEvent(done.event);
+  if (event != nullptr) {  // the session closed meanwhile: nothing will release it later
+    clWaitForEvents(1, &event);
+    clReleaseEvent(event);
+  }
+}
+
+void session::track_user_event(cl_event event) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!closed_) {
+      clRetainEvent(event);
+      user_events_.push_back(event);
+      return;
+    }
+  }
+  clSetUserEventStatus(event, CL_DEVICE_NOT_AVAILABLE);  // the session closed meanwhile
+}
+
+bool session::closed() const {
+  std::lock_guard lock(mutex_);
+  return closed_;
 }
 
 std::size_t session::object_count() const {

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "remote/protocol/opcode.hpp"
@@ -67,10 +68,17 @@ class session : public std::enable_shared_from_this<session> {
   void release(std::uint64_t id);
   /// Drops every object (the client is gone).
   void clear();
-  /// Keeps one reference to a marker's or barrier's event until it completes. PoCL 3.1 aborts
-  /// the process when such a command, its event released, sees an event it waits for fail;
-  /// the server releases its own reference right after enqueuing (and the client may too).
-  void hold_until_complete(cl_event event);
+  /// Keeps one reference to a command's event, and the bytes it reads, until it is over. PoCL
+  /// 3.1 aborts the process when a marker or barrier, its event released, sees an event it
+  /// waits for fail; and it calls no callback for a command that fails, so a non-blocking
+  /// write's bytes cannot be freed by one. Finished entries go at the next call, the rest when
+  /// the session closes.
+  void hold_until_complete(cl_event event, std::vector<std::byte> bytes = {});
+  /// Keeps a user event the client created until the session closes, which fails it if the
+  /// client never set it (released or not): then every command of the session can end.
+  void track_user_event(cl_event event);
+  /// True once clear() ran.
+  [[nodiscard]] bool closed() const;
   [[nodiscard]] std::size_t object_count() const;
 
   /// Numbers a new request connection of this session.
@@ -94,7 +102,13 @@ class session : public std::enable_shared_from_this<session> {
   mutable std::mutex mutex_;
   std::unordered_map<std::uint64_t, object_ref> objects_;
   std::unordered_map<void*, std::uint64_t> ids_by_handle_;
-  std::vector<cl_event> held_events_;  // see hold_until_complete()
+  struct held_command {
+    cl_event event;
+    std::vector<std::byte> bytes;
+  };
+  std::vector<held_command> held_;     // see hold_until_complete()
+  std::vector<cl_event> user_events_;  // see track_user_event()
+  bool closed_ = false;                // see clear()
   std::uint64_t next_server_id_ = std::uint64_t{1} << 63;
   std::mutex progress_mutex_;
   std::condition_variable progress_changed_;
@@ -104,6 +118,14 @@ class session : public std::enable_shared_from_this<session> {
   std::mutex anchor_mutex_;
   stream_socket* anchor_;
 };
+
+/// Event callbacks reach OpenCL as a number, not as memory the callback frees: PoCL never calls
+/// back for an event that fails, and a call after the session closed must find nothing. The
+/// number stands for the session and the client's callback id until taken or until the session
+/// closes (clear()).
+std::uint64_t register_event_callback(session& owner, std::uint64_t callback_id);
+/// The session (null once closed) and callback id of `token`, which is forgotten.
+std::pair<std::shared_ptr<session>, std::uint64_t> take_event_callback(std::uint64_t token);
 
 /// Ids at or above this are handed out by the server; the client names its own below it.
 inline constexpr std::uint64_t first_server_id = std::uint64_t{1} << 63;
