@@ -43,6 +43,10 @@ int main(int argc, char** argv) {
   app.add_option("--max-clients", options.max_clients, "sessions served at once")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--spin-us", options.spin_us,
+                 "microseconds a connection polls for its next request before it sleeps "
+                 "(0: sleep at once; saves a core per busy client, costs latency)")
+      ->capture_default_str();
   app.add_option("--log-level", level, "error, warn, info or debug")
       ->capture_default_str()
       ->check(CLI::IsMember({"error", "warn", "info", "debug"}));

@@ -1,5 +1,7 @@
 #include "remote/icd/remote_server.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -66,6 +68,16 @@ void receive_reply(connection& link, opcode op, reply& answer, void* bulk, std::
 }
 
 }  // namespace
+
+// How long a thread waiting for a reply polls before it sleeps (TROUPE_ICD_SPIN_US, default
+// 500): long enough for a short kernel's clFinish, as the vendors' own drivers spin too.
+std::chrono::microseconds reply_spin() {
+  static const auto spin = [] {
+    const char* setting = std::getenv("TROUPE_ICD_SPIN_US");
+    return std::chrono::microseconds(setting != nullptr ? std::max(0, std::atoi(setting)) : 500);
+  }();
+  return spin;
+}
 
 void warn(const std::string& message) {
   if (log_level() >= 1) std::fprintf(stderr, "troupe-icd: warning: %s\n", message.c_str());
@@ -196,6 +208,7 @@ connection& remote_server::this_thread_connection() {
   if (link == nullptr) {
     auto made = std::make_unique<connection>();
     made->socket = stream_socket::connect(host_, port_, 10000);
+    made->socket.set_spin(reply_spin());
     writer attach;
     attach.put<std::uint32_t>(protocol_magic).put<std::uint16_t>(protocol_version);
     attach.put_string(token_).put<std::uint64_t>(session_);

@@ -10,7 +10,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <utility>
 
@@ -25,9 +27,18 @@ std::string system_error(const char* what) {
 }  // namespace
 
 stream_socket::stream_socket(int fd) : fd_(fd) {}
-stream_socket::stream_socket(stream_socket&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+stream_socket::stream_socket(stream_socket&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)),
+      spin_(other.spin_),
+      read_ahead_(std::move(other.read_ahead_)),
+      read_begin_(std::exchange(other.read_begin_, 0)),
+      read_end_(std::exchange(other.read_end_, 0)) {}
 stream_socket& stream_socket::operator=(stream_socket&& other) noexcept {
   if (this != &other) {
+    spin_ = other.spin_;
+    read_ahead_ = std::move(other.read_ahead_);
+    read_begin_ = std::exchange(other.read_begin_, 0);
+    read_end_ = std::exchange(other.read_end_, 0);
     if (fd_ >= 0) ::close(fd_);
     fd_ = std::exchange(other.fd_, -1);
   }
@@ -136,15 +147,49 @@ void stream_socket::send_frame(opcode op, std::uint16_t flags, std::uint32_t seq
 
 void stream_socket::receive_exact(void* data, std::size_t size) {
   auto* out = static_cast<char*>(data);
+  // Bytes already read ahead come first.
+  std::size_t buffered = std::min(size, read_end_ - read_begin_);
+  if (buffered > 0) {
+    std::memcpy(out, read_ahead_.data() + read_begin_, buffered);
+    read_begin_ += buffered;
+    out += buffered;
+    size -= buffered;
+  }
+  // Polls without sleeping for up to spin_ microseconds before it blocks: a sleeping thread
+  // takes tens of microseconds to wake on loopback, more than a short kernel runs.
+  std::chrono::steady_clock::time_point spin_until{};
+  bool spinning = spin_.count() > 0;
   while (size > 0) {
-    ssize_t got = ::recv(fd_, out, size, 0);
+    // Small reads fill the read-ahead buffer, so that a burst of pipelined frames costs one
+    // receive, not two per frame; bulk bytes go straight to their destination.
+    const bool ahead = size < read_ahead_size;
+    if (ahead && read_ahead_.empty()) read_ahead_.resize(read_ahead_size);
+    ssize_t got =
+        ahead ? ::recv(fd_, read_ahead_.data(), read_ahead_.size(), spinning ? MSG_DONTWAIT : 0)
+              : ::recv(fd_, out, size, spinning ? MSG_DONTWAIT : 0);
     if (got == 0) throw connection_lost("the peer closed the connection");
     if (got < 0) {
       if (errno == EINTR) continue;
+      if (spinning && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        auto now = std::chrono::steady_clock::now();
+        if (spin_until == std::chrono::steady_clock::time_point{}) spin_until = now + spin_;
+        if (now >= spin_until) spinning = false;
+        continue;
+      }
       throw connection_lost(system_error("receive"));
     }
-    out += got;
-    size -= static_cast<std::size_t>(got);
+    auto received = static_cast<std::size_t>(got);
+    if (ahead) {
+      std::size_t used = std::min(received, size);
+      std::memcpy(out, read_ahead_.data(), used);
+      read_begin_ = used;
+      read_end_ = received;
+      out += used;
+      size -= used;
+    } else {
+      out += received;
+      size -= received;
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 // Blocking TCP streams for the remote protocol: whole frames in, whole frames out.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -41,13 +42,21 @@ class stream_socket {
   /// Receives a whole frame into `payload` (resized).
   frame_header receive_frame(std::vector<std::byte>& payload, std::uint32_t max_payload);
 
+  /// How long a receive polls before it sleeps (0, the default: it sleeps at once).
+  void set_spin(std::chrono::microseconds spin) { spin_ = spin; }
+
   /// Stops both directions; a thread blocked in receive on this socket returns.
   void shutdown() noexcept;
   [[nodiscard]] int fd() const { return fd_; }
   [[nodiscard]] bool valid() const { return fd_ >= 0; }
 
  private:
+  static constexpr std::size_t read_ahead_size = 64 * 1024;
   int fd_ = -1;
+  std::chrono::microseconds spin_{0};
+  std::vector<std::byte> read_ahead_;  // bytes received but not yet asked for
+  std::size_t read_begin_ = 0;
+  std::size_t read_end_ = 0;
 };
 
 /// Sets TCP_NODELAY and keepalive probes, so that a silent peer is noticed in seconds.

@@ -61,6 +61,9 @@ class command {
   [[nodiscard]] const cl_event* wait_list() const { return wait_.empty() ? nullptr : wait_.data(); }
   /// Where the OpenCL call puts its event: always somewhere, so that staging can be tied to it.
   cl_event* event() { return &event_; }
+  /// Where the call puts its event when the client wants one, else nowhere (no event to make
+  /// and release on the hot path of launches).
+  cl_event* event_if_wanted() { return event_id_ != 0 ? &event_ : nullptr; }
 
   /// Registers the event under the client's id, or, when the command failed, registers a
   /// failed user event in its place (so that waiting on it reports the failure) and throws.

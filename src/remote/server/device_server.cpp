@@ -304,6 +304,7 @@ void device_server::close_session(std::uint64_t id) {
 void device_server::serve_requests(stream_socket& socket, std::shared_ptr<session> joined,
                                    std::uint32_t index) {
   initialize_platforms();
+  socket.set_spin(std::chrono::microseconds(options_.spin_us));
   std::vector<std::byte> payload;
   cl_int deferred = CL_SUCCESS;
   while (true) {

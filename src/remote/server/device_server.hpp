@@ -24,6 +24,9 @@ struct server_options {
   std::uint16_t port = default_port;  ///< 0: any free port (see device_server::port())
   std::string token;                  ///< required from clients when not empty
   unsigned max_clients = 64;          ///< sessions served at once
+  /// How long a connection's thread polls for the next frame before it sleeps: a client's
+  /// commands often follow each other within microseconds, and waking costs tens of them.
+  unsigned spin_us = 100;
   log_level level = log_level::warn;
 };
 

@@ -374,7 +374,7 @@ void run_command(opcode op, call& c, command& cmd) {
       cmd.finish(clEnqueueNDRangeKernel(cmd.queue(), kernel, dimensions,
                                         offsets.empty() ? nullptr : offsets.data(), globals.data(),
                                         locals.empty() ? nullptr : locals.data(), cmd.wait_count(),
-                                        cmd.wait_list(), cmd.event()),
+                                        cmd.wait_list(), cmd.event_if_wanted()),
                  "clEnqueueNDRangeKernel");
       return;
     }
