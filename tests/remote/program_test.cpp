@@ -88,6 +88,21 @@ TEST_F(remote_program, built_from_source_with_info_like_the_local_one) {
   check_vector_add(remote, program);
 }
 
+// The server builds with argument information, which NVIDIA's compiler refuses for a kernel
+// without parameters: such a program must still build and run, as it does locally.
+TEST_F(remote_program, a_kernel_without_parameters_builds_and_runs) {
+  for (side* s : {&local, &remote}) {
+    SCOPED_TRACE(s->name);
+    auto program = build_program(*s, "__kernel void nothing(void) {}\n");
+    ASSERT_NE(program.get(), nullptr);
+    auto kernel = make_kernel(program, "nothing");
+    const std::size_t global = 64;
+    ASSERT_CL(clEnqueueNDRangeKernel(s->queue, kernel, 1, nullptr, &global, nullptr, 0, nullptr,
+                                     nullptr));
+    ASSERT_CL(clFinish(s->queue));
+  }
+}
+
 TEST_F(remote_program, a_failed_build_reports_its_log) {
   const char* broken = R"(
 __kernel void broken(__global int* x) {

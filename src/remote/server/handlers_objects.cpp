@@ -220,7 +220,7 @@ constexpr const char* argument_info_option = " -cl-kernel-arg-info";
 
 enum class argument_kind { unknown, value, local, buffer, image, sampler };
 
-argument_kind kind_of_argument(cl_kernel kernel, cl_uint index) {
+argument_kind find_kind_of_argument(cl_kernel kernel, cl_uint index) {
   cl_kernel_arg_address_qualifier address = 0;
   std::size_t length = 0;
   if (clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address,
@@ -246,6 +246,18 @@ argument_kind kind_of_argument(cl_kernel kernel, cl_uint index) {
   }
 }
 
+// find_kind_of_argument, asked once per kernel and argument.
+argument_kind kind_of_argument(cl_object& kernel, cl_uint index) {
+  std::lock_guard lock(kernel.cache_mutex);
+  if (index >= kernel.argument_kinds.size()) {
+    if (index >= 4096) return find_kind_of_argument(kernel.as<cl_kernel>(), index);
+    kernel.argument_kinds.resize(index + 1, -1);
+  }
+  int& known = kernel.argument_kinds[index];
+  if (known < 0) known = static_cast<int>(find_kind_of_argument(kernel.as<cl_kernel>(), index));
+  return static_cast<argument_kind>(known);
+}
+
 // Without argument information: OpenCL accepts a null value of a handle's size only for buffer
 // and local arguments. (Sets the argument to null when it does; the caller sets it again.)
 bool takes_buffer_or_local(cl_kernel kernel, cl_uint index) {
@@ -257,7 +269,7 @@ void refuse_argument(cl_int code, cl_uint index, const char* why) {
 }
 
 // A memory object for a buffer or image argument, of the matching type.
-void check_mem_argument(cl_kernel kernel, cl_uint index, cl_mem mem) {
+void check_mem_argument(cl_object& kernel, cl_uint index, cl_mem mem) {
   auto kind = kind_of_argument(kernel, index);
   if (kind == argument_kind::unknown || kind == argument_kind::local) return;  // OpenCL checks
   if (kind != argument_kind::buffer && kind != argument_kind::image) {
@@ -271,17 +283,17 @@ void check_mem_argument(cl_kernel kernel, cl_uint index, cl_mem mem) {
   }
 }
 
-void check_sampler_argument(cl_kernel kernel, cl_uint index) {
+void check_sampler_argument(cl_object& kernel, cl_uint index) {
   auto kind = kind_of_argument(kernel, index);
   if (kind == argument_kind::sampler) return;
-  if (kind != argument_kind::unknown || takes_buffer_or_local(kernel, index)) {
+  if (kind != argument_kind::unknown || takes_buffer_or_local(kernel.as<cl_kernel>(), index)) {
     refuse_argument(CL_INVALID_ARG_VALUE, index, "takes no sampler");
   }
 }
 
 // Bytes are a value: for a value or local argument, or a null buffer. Errors OpenCL reports
 // without looking at the value (no value, a wrong size) are left to it.
-void check_bytes_argument(cl_kernel kernel, cl_uint index, bool has_value,
+void check_bytes_argument(cl_object& kernel, cl_uint index, bool has_value,
                           std::span<const std::byte> value) {
   if (!has_value || value.size() != sizeof(cl_mem)) return;
   bool null =
@@ -302,7 +314,7 @@ void check_bytes_argument(cl_kernel kernel, cl_uint index, bool has_value,
     case argument_kind::unknown:
       // A buffer argument given bytes is told apart; an image or sampler argument cannot be
       // without argument information, and is left to OpenCL.
-      if (!null && takes_buffer_or_local(kernel, index)) {
+      if (!null && takes_buffer_or_local(kernel.as<cl_kernel>(), index)) {
         refuse_argument(CL_INVALID_MEM_OBJECT, index, "takes a buffer by id, not bytes");
       }
       return;
@@ -557,28 +569,38 @@ void handle_object_request(opcode op, call& c) {
     case opcode::build_program: {
       auto program = c.object<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
       auto listed = devices(c);
-      auto options = c.in.get_string() + argument_info_option;  // see kind_of_argument
-      check(clBuildProgram(program, static_cast<cl_uint>(listed.size()),
-                           listed.empty() ? nullptr : listed.data(), options.c_str(), nullptr,
-                           nullptr),
-            "clBuildProgram");
+      auto options = c.in.get_string();
+      auto build = [&](const std::string& with) {
+        return clBuildProgram(program, static_cast<cl_uint>(listed.size()),
+                              listed.empty() ? nullptr : listed.data(), with.c_str(), nullptr,
+                              nullptr);
+      };
+      // With argument information (see kind_of_argument); NVIDIA's compiler (driver 580) fails
+      // a kernel without parameters with it, so a failed build is tried again as asked.
+      cl_int built = build(options + argument_info_option);
+      if (built != CL_SUCCESS) built = build(options);
+      check(built, "clBuildProgram");
       return;
     }
     case opcode::compile_program: {
       auto program = c.object<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
       auto listed = devices(c);
-      auto options = c.in.get_string() + argument_info_option;
+      auto options = c.in.get_string();
       auto headers = c.objects<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
       std::vector<std::string> names;
       std::vector<const char*> name_pointers;
       for (std::size_t i = 0; i < headers.size(); ++i) names.push_back(c.in.get_string());
       for (auto& name : names) name_pointers.push_back(name.c_str());
-      check(clCompileProgram(
-                program, static_cast<cl_uint>(listed.size()),
-                listed.empty() ? nullptr : listed.data(), options.c_str(),
-                static_cast<cl_uint>(headers.size()), headers.empty() ? nullptr : headers.data(),
-                name_pointers.empty() ? nullptr : name_pointers.data(), nullptr, nullptr),
-            "clCompileProgram");
+      auto compile = [&](const std::string& with) {
+        return clCompileProgram(
+            program, static_cast<cl_uint>(listed.size()), listed.empty() ? nullptr : listed.data(),
+            with.c_str(), static_cast<cl_uint>(headers.size()),
+            headers.empty() ? nullptr : headers.data(),
+            name_pointers.empty() ? nullptr : name_pointers.data(), nullptr, nullptr);
+      };
+      cl_int compiled = compile(options + argument_info_option);  // as in build_program
+      if (compiled != CL_SUCCESS) compiled = compile(options);
+      check(compiled, "clCompileProgram");
       return;
     }
     case opcode::link_program: {
@@ -597,7 +619,10 @@ void handle_object_request(opcode op, call& c) {
       // PoCL keeps argument information through a link only when asked again; OpenCL does not
       // list the option for links, so an implementation that refuses it links without.
       cl_program program = link(options + argument_info_option);
-      if (program == nullptr && status == CL_INVALID_LINKER_OPTIONS) program = link(options);
+      if (program == nullptr || status != CL_SUCCESS) {
+        if (program != nullptr) clReleaseProgram(program);
+        program = link(options);
+      }
       // A failed link may still return a program, whose log says why: keep it for the client.
       if (program != nullptr) c.owner.add(id, object_kind::program, program);
       c.out.put<std::uint8_t>(program != nullptr ? 1 : 0);
@@ -636,15 +661,16 @@ void handle_object_request(opcode op, call& c) {
     }
     case opcode::set_kernel_arg: {
       auto kernel = c.object<cl_kernel>(object_kind::kernel, CL_INVALID_KERNEL);
+      cl_object& kernel_object = *c.held.back();
       auto index = c.in.get<std::uint32_t>();
       auto form = static_cast<argument_form>(c.in.get<std::uint8_t>());
       if (form == argument_form::mem) {
         auto mem = c.object<cl_mem>(object_kind::mem, CL_INVALID_MEM_OBJECT);
-        check_mem_argument(kernel, index, mem);
+        check_mem_argument(kernel_object, index, mem);
         check(clSetKernelArg(kernel, index, sizeof mem, &mem), "clSetKernelArg");
       } else if (form == argument_form::sampler) {
         auto sampler = c.object<cl_sampler>(object_kind::sampler, CL_INVALID_SAMPLER);
-        check_sampler_argument(kernel, index);
+        check_sampler_argument(kernel_object, index);
         check(clSetKernelArg(kernel, index, sizeof sampler, &sampler), "clSetKernelArg");
       } else if (form == argument_form::bytes) {
         auto size = c.in.get<std::uint64_t>();
@@ -655,7 +681,7 @@ void handle_object_request(opcode op, call& c) {
                                                     std::to_string(value.size()) +
                                                     " bytes for a size of " + std::to_string(size)};
         }
-        check_bytes_argument(kernel, index, has_value, value);
+        check_bytes_argument(kernel_object, index, has_value, value);
         // PoCL reads a pointer's worth of the value before it checks the size: pad the copy.
         std::vector<std::byte> padded(value.begin(), value.end());
         padded.resize(std::max(padded.size(), sizeof(cl_mem)));

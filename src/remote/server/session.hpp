@@ -40,6 +40,11 @@ class cl_object {
     return static_cast<Handle>(handle_);
   }
 
+  /// Kernels: what each argument is, found once (the argument checks ask on every set).
+  /// Values are kind_of_argument's, -1 where not found yet; guarded by `cache_mutex`.
+  std::mutex cache_mutex;
+  std::vector<int> argument_kinds;
+
  private:
   object_kind kind_;
   void* handle_;

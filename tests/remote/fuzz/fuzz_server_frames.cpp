@@ -1,0 +1,515 @@
+// The remote server's decoder under libFuzzer (docs/remote-protocol.md, "Fuzzing").
+//
+// Every input goes to one real device_server (loopback, any free port), started on first use,
+// serving this host's OpenCL platforms (PoCL in CI), so that well-formed requests really run.
+// The first byte picks the mode:
+//   bit 0 clear: a session is opened properly (hello on one connection, attach on a second),
+//                and the rest of the input is written raw to the request connection: frames,
+//                headers and payloads, possibly malformed;
+//   bit 0 set:   the rest of the input is the very first bytes of a fresh connection, so the
+//                handshake itself is fuzzed.
+// An input is over only when the server has finished with it: its connections are closed, its
+// session and every object of it are freed, and no server thread still works on its behalf.
+// Checks (a failure aborts, which libFuzzer reports as a crash, with the input):
+//   - every reply is a well-formed reply frame answering the next reply-flagged request frame of
+//     the input, in order (replies may stop early: a malformed frame closes the connection);
+//   - the first connection of a session carries nothing but event_callback notifications;
+//   - once the client is gone, its session and every connection thread are gone too.
+// Inputs that only ask for a lot of work (huge buffers, images or launches) are skipped: they
+// test the host's memory and patience, not the decoder.
+//
+// Settings (environment): TROUPE_FUZZ_REQUEST_MS (1000): how long the server may take to answer
+// an input before the harness closes the session under it; TROUPE_FUZZ_CLOSE_MS (30000): how
+// long closing may take before it counts as a hang; TROUPE_FUZZ_VERBOSE=1 prints every reply;
+// TROUPE_FUZZ_LOG=error|warn|info|debug sets the server's log level (error).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "remote/protocol/opcode.hpp"
+#include "remote/protocol/wire.hpp"
+#include "remote/server/device_server.hpp"
+
+using namespace troupe::remote;
+using clock_type = std::chrono::steady_clock;
+
+#ifdef TROUPE_LIBFUZZER
+// Under the fuzzer: an allocation the host cannot give returns null (the OpenCL call fails)
+// instead of counting as a crash, and PoCL's own allocations at exit are not reported.
+extern "C" const char* __asan_default_options() {
+  return "allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=0";
+}
+#endif
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "fuzz_server_frames: FAILED: %s\n", what.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+int setting(const char* name, int fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? std::atoi(value) : fallback;
+}
+
+struct settings {
+  int request_ms = setting("TROUPE_FUZZ_REQUEST_MS", 1000);
+  int close_ms = setting("TROUPE_FUZZ_CLOSE_MS", 30000);
+  bool verbose = setting("TROUPE_FUZZ_VERBOSE", 0) != 0;
+};
+const settings& config() {
+  static const settings values;
+  return values;
+}
+
+server::device_server& the_server() {
+  // Never destroyed: it serves every input until the process ends.
+  static server::device_server* running = [] {
+    server::server_options options;
+    options.address = "127.0.0.1";
+    options.port = 0;
+    const char* level = std::getenv("TROUPE_FUZZ_LOG");
+    options.level = level != nullptr ? server::parse_log_level(level) : server::log_level::error;
+    auto* made = new server::device_server(options);
+    made->start();
+    return made;
+  }();
+  return *running;
+}
+
+// ---- The input's frames, as the server will split them -----------------------------------
+
+struct request_frame {
+  frame_header header;
+  std::span<const std::byte> payload;
+};
+
+// The complete frames at the start of `bytes`, up to the first one the server refuses by its
+// header alone (over the size limit) or that the input cuts short.
+std::vector<request_frame> split_frames(std::span<const std::byte> bytes) {
+  std::vector<request_frame> frames;
+  while (bytes.size() >= sizeof(frame_header)) {
+    frame_header header;
+    std::memcpy(&header, bytes.data(), sizeof header);
+    if (header.payload_size > max_frame_payload ||
+        header.payload_size > bytes.size() - sizeof header) {
+      break;
+    }
+    frames.push_back({header, bytes.subspan(sizeof header, header.payload_size)});
+    bytes = bytes.subspan(sizeof header + header.payload_size);
+  }
+  return frames;
+}
+
+// True when a frame of the input asks for more work than a fuzzing run should do: a buffer or
+// image of over 64 MiB, or a launch of over 2^20 work items. Fields are read as the server
+// reads them; a frame too short to tell is not expensive (the server refuses it).
+bool too_expensive(const std::vector<request_frame>& frames) {
+  constexpr std::uint64_t max_bytes = 64u << 20;
+  constexpr std::uint64_t max_items = 1u << 20;
+  // a * b, saturated at 2^64 - 1.
+  auto times = [](std::uint64_t a, std::uint64_t b) {
+    std::uint64_t product = 0;
+    return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
+  };
+  for (const auto& frame : frames) {
+    reader in(frame.payload);
+    try {
+      switch (static_cast<opcode>(frame.header.opcode)) {
+        case opcode::create_buffer: {
+          for (int i = 0; i < 3; ++i) in.get<std::uint64_t>();  // id, context, flags
+          if (in.get<std::uint64_t>() > max_bytes) return true;
+          break;
+        }
+        case opcode::create_image: {
+          for (int i = 0; i < 3; ++i) in.get<std::uint64_t>();  // id, context, flags
+          for (int i = 0; i < 3; ++i) in.get<std::uint32_t>();  // order, data type, image type
+          std::uint64_t bytes = 16;                             // the largest element
+          for (int i = 0; i < 4; ++i)
+            bytes = times(bytes, std::max<std::uint64_t>(1, in.get<std::uint64_t>()));
+          if (bytes > max_bytes) return true;
+          break;
+        }
+        case opcode::ndrange_kernel: {
+          in.get<std::uint64_t>();  // queue
+          in.get_bytes();           // wait list
+          in.get<std::uint64_t>();  // event
+          in.get<std::uint64_t>();  // kernel
+          in.get<std::uint32_t>();  // dimensions
+          in.get_bytes();           // offsets
+          std::uint64_t items = 1;
+          for (auto size : in.get_array<std::uint64_t>()) items = times(items, size);
+          if (items > max_items) return true;
+          break;
+        }
+        default:
+          break;
+      }
+    } catch (const decode_error&) {
+    }
+  }
+  return false;
+}
+
+// ---- What the server sends back ------------------------------------------------------------
+
+// Splits a byte stream into frames; calls `on_frame` with each header and the first bytes of
+// its payload (enough for a reply's status, deferred status and message).
+class frame_stream {
+ public:
+  using handler = std::function<void(const frame_header&, std::span<const std::byte>)>;
+  explicit frame_stream(handler on_frame) : on_frame_(std::move(on_frame)) {}
+
+  void feed(std::span<const std::byte> bytes) {
+    while (!bytes.empty()) {
+      if (!in_payload_) {
+        std::size_t take = std::min(bytes.size(), sizeof(frame_header) - header_have_);
+        std::memcpy(header_bytes_.data() + header_have_, bytes.data(), take);
+        header_have_ += take;
+        bytes = bytes.subspan(take);
+        if (header_have_ < sizeof(frame_header)) return;
+        std::memcpy(&header_, header_bytes_.data(), sizeof header_);
+        if (header_.payload_size > max_frame_payload) {
+          fail("the server sent a frame of " + std::to_string(header_.payload_size) +
+               " payload bytes, over the protocol's limit");
+        }
+        in_payload_ = true;
+        left_ = header_.payload_size;
+        prefix_.clear();
+      }
+      std::size_t take = std::min<std::size_t>(bytes.size(), left_);
+      std::size_t keep = std::min(take, kept_prefix - std::min(kept_prefix, prefix_.size()));
+      prefix_.insert(prefix_.end(), bytes.begin(),
+                     bytes.begin() + static_cast<std::ptrdiff_t>(keep));
+      left_ -= take;
+      bytes = bytes.subspan(take);
+      if (left_ == 0) {
+        in_payload_ = false;
+        header_have_ = 0;
+        ++frames_;
+        on_frame_(header_, prefix_);
+      }
+    }
+  }
+  /// False while a frame has begun but not ended.
+  [[nodiscard]] bool between_frames() const { return !in_payload_ && header_have_ == 0; }
+  [[nodiscard]] std::size_t frames() const { return frames_; }
+
+ private:
+  static constexpr std::size_t kept_prefix = 256;
+  handler on_frame_;
+  std::array<std::byte, sizeof(frame_header)> header_bytes_{};
+  std::size_t header_have_ = 0;
+  frame_header header_{};
+  bool in_payload_ = false;
+  std::uint64_t left_ = 0;
+  std::vector<std::byte> prefix_;
+  std::size_t frames_ = 0;
+};
+
+struct reply_prefix {
+  std::int32_t status = 0;
+  std::int32_t deferred = 0;
+  std::string message;
+};
+
+// Status, deferred status and message, which start every reply (checked against the frame).
+reply_prefix parse_reply(const frame_header& header, std::span<const std::byte> prefix) {
+  if (header.payload_size < 16) {
+    fail("reply " + std::to_string(header.opcode) + " of " + std::to_string(header.payload_size) +
+         " bytes has no room for its status and message");
+  }
+  reader in(prefix);
+  reply_prefix parsed;
+  parsed.status = in.get<std::int32_t>();
+  parsed.deferred = in.get<std::int32_t>();
+  auto length = in.get<std::uint64_t>();
+  if (length > header.payload_size - 16) {
+    fail("reply " + std::to_string(header.opcode) + " announces a message of " +
+         std::to_string(length) + " bytes in a payload of " + std::to_string(header.payload_size));
+  }
+  auto shown = std::min<std::size_t>(static_cast<std::size_t>(length), in.remaining());
+  parsed.message.assign(reinterpret_cast<const char*>(prefix.data()) + 16, shown);
+  return parsed;
+}
+
+constexpr std::uint16_t reply_bit = static_cast<std::uint16_t>(opcode::reply);
+
+// ---- The client's side of a connection -----------------------------------------------------
+
+class client_socket {
+ public:
+  explicit client_socket(std::uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd_ < 0) fail(std::string("socket: ") + std::strerror(errno));
+    int one = 1;
+    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 &&
+        errno != EINPROGRESS) {
+      fail(std::string("connect: ") + std::strerror(errno));
+    }
+    pollfd waiting{fd_, POLLOUT, 0};
+    if (::poll(&waiting, 1, 10000) != 1) fail("connect to the server timed out");
+    int error = 0;
+    socklen_t length = sizeof error;
+    ::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &error, &length);
+    if (error != 0) fail(std::string("connect: ") + std::strerror(error));
+  }
+  client_socket(const client_socket&) = delete;
+  client_socket& operator=(const client_socket&) = delete;
+  ~client_socket() { ::close(fd_); }
+
+  enum class outcome { closed, reset, frames, deadline };
+
+  // Writes `out` (then half-closes, when asked) while reading whatever the server sends into
+  // `in`, so that neither side can block the other. Returns once the server closed its side,
+  // `stop_after` frames arrived (0: no such limit), or the deadline passed.
+  outcome pump(std::span<const std::byte> out, bool half_close, frame_stream& in,
+               clock_type::time_point deadline, std::size_t stop_after = 0) {
+    std::size_t sent = 0;
+    std::array<std::byte, 1 << 16> buffer;
+    while (true) {
+      if (sent == out.size() && half_close && !write_closed_) {
+        ::shutdown(fd_, SHUT_WR);
+        write_closed_ = true;
+      }
+      if (stop_after != 0 && in.frames() >= stop_after) return outcome::frames;
+      auto now = clock_type::now();
+      if (now >= deadline) return outcome::deadline;
+      auto wait = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
+      pollfd ready{fd_, static_cast<short>(POLLIN | (sent < out.size() ? POLLOUT : 0)), 0};
+      int count = ::poll(&ready, 1, static_cast<int>(std::min<std::int64_t>(wait, 1000)));
+      if (count < 0 && errno != EINTR) fail(std::string("poll: ") + std::strerror(errno));
+      if (count <= 0) continue;
+      if (sent < out.size() && (ready.revents & (POLLOUT | POLLERR | POLLHUP)) != 0) {
+        ssize_t wrote = ::send(fd_, out.data() + sent, out.size() - sent, MSG_NOSIGNAL);
+        if (wrote > 0) {
+          sent += static_cast<std::size_t>(wrote);
+        } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+          sent = out.size();  // the server closed the connection: the rest cannot go
+        }
+      }
+      if ((ready.revents & (POLLIN | POLLERR | POLLHUP)) != 0) {
+        ssize_t got = ::recv(fd_, buffer.data(), buffer.size(), 0);
+        if (got == 0) return outcome::closed;
+        if (got > 0) {
+          in.feed(std::span<const std::byte>(buffer.data(), static_cast<std::size_t>(got)));
+        } else if (errno == ECONNRESET || errno == EPIPE) {
+          return outcome::reset;
+        } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+          fail(std::string("receive: ") + std::strerror(errno));
+        }
+      }
+    }
+  }
+
+  void half_close() {
+    ::shutdown(fd_, SHUT_WR);
+    write_closed_ = true;
+  }
+
+ private:
+  int fd_ = -1;
+  bool write_closed_ = false;
+};
+
+std::vector<std::byte> frame(opcode op, std::uint16_t flags, std::uint32_t sequence,
+                             const writer& payload) {
+  frame_header header{static_cast<std::uint32_t>(payload.size()), static_cast<std::uint16_t>(op),
+                      flags, sequence, 0};
+  // Sized once and filled by memcpy: GCC 12 warns falsely about insert (as in wire.hpp).
+  std::vector<std::byte> bytes(sizeof header + payload.head().size());
+  std::memcpy(bytes.data(), &header, sizeof header);
+  std::memcpy(bytes.data() + sizeof header, payload.head().data(), payload.head().size());
+  return bytes;
+}
+
+clock_type::time_point after_ms(int ms) {
+  return clock_type::now() + std::chrono::milliseconds(ms);
+}
+
+// Waits until the server holds no session and serves no connection: everything of this input
+// is gone, and no thread of the server still works on its behalf.
+void wait_until_idle(const server::device_server& server) {
+  auto deadline = after_ms(config().close_ms);
+  while (server.session_count() != 0 || server.connection_count() != 0) {
+    if (clock_type::now() >= deadline) {
+      fail("hang: " + std::to_string(server.session_count()) + " sessions and " +
+           std::to_string(server.connection_count()) + " connections are still open " +
+           std::to_string(config().close_ms) + " ms after their client left");
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+// The input is the first bytes of a fresh connection.
+void fuzz_handshake(server::device_server& server, std::span<const std::byte> bytes) {
+  client_socket socket(server.port());
+  frame_stream in([&](const frame_header& header, std::span<const std::byte> prefix) {
+    // One answer at most: a hello's welcome (the connection then carries notifications, and
+    // there are none without requests) or an attach's, or a refusal before the server closes.
+    auto op = static_cast<std::uint16_t>(header.opcode & ~reply_bit);
+    if ((header.opcode & reply_bit) == 0 || (op != static_cast<std::uint16_t>(opcode::hello) &&
+                                             op != static_cast<std::uint16_t>(opcode::attach))) {
+      fail("handshake answered with opcode " + std::to_string(header.opcode));
+    }
+    auto reply = parse_reply(header, prefix);
+    if (config().verbose) {
+      std::fprintf(stderr, "  handshake reply %s: %d %s\n", to_string(static_cast<opcode>(op)),
+                   reply.status, reply.message.c_str());
+    }
+  });
+  auto result = socket.pump(bytes, true, in, after_ms(config().close_ms));
+  if (result == client_socket::outcome::deadline) {
+    fail("hang: the server did not close a handshake connection within " +
+         std::to_string(config().close_ms) + " ms");
+  }
+  if (in.frames() > 1)
+    fail("the server answered a handshake " + std::to_string(in.frames()) + " times");
+  if (result == client_socket::outcome::closed && !in.between_frames()) {
+    fail("the server closed a handshake connection in the middle of a frame");
+  }
+}
+
+// A session opened properly; the input is written raw to its request connection.
+void fuzz_requests(server::device_server& server, std::span<const std::byte> bytes,
+                   const std::vector<request_frame>& frames) {
+  // The session's first connection: hello, the welcome, then only notifications.
+  client_socket anchor(server.port());
+  std::uint64_t session_id = 0;
+  std::array<std::uint64_t, 2> key{};
+  frame_stream notifications([&](const frame_header& header, std::span<const std::byte> prefix) {
+    if (session_id == 0) {
+      auto reply = parse_reply(header, prefix);
+      if (header.opcode != (static_cast<std::uint16_t>(opcode::hello) | reply_bit) ||
+          reply.status != CL_SUCCESS || header.payload_size != 16 + 24) {
+        fail("hello refused: " + reply.message);
+      }
+      reader in(prefix.subspan(16));
+      session_id = in.get<std::uint64_t>();
+      key = {in.get<std::uint64_t>(), in.get<std::uint64_t>()};
+      return;
+    }
+    if (header.opcode != static_cast<std::uint16_t>(opcode::event_callback) ||
+        header.payload_size != 12) {
+      fail("the notification connection carried opcode " + std::to_string(header.opcode) +
+           " with " + std::to_string(header.payload_size) + " payload bytes");
+    }
+  });
+  writer hello;
+  hello.put<std::uint32_t>(protocol_magic).put<std::uint16_t>(protocol_version).put_string("");
+  if (anchor.pump(frame(opcode::hello, flag_reply, 0, hello), false, notifications,
+                  after_ms(config().close_ms), 1) != client_socket::outcome::frames) {
+    fail("no welcome for hello");
+  }
+
+  // The request connection: attach, its welcome, then the input.
+  client_socket requests(server.port());
+  std::size_t next_reply = 0;
+  std::vector<const request_frame*> awaited;  // the input's reply-flagged frames, in order
+  for (const auto& request : frames) {
+    if ((request.header.flags & flag_reply) != 0) awaited.push_back(&request);
+  }
+  bool attached = false;
+  frame_stream replies([&](const frame_header& header, std::span<const std::byte> prefix) {
+    auto reply = parse_reply(header, prefix);
+    if (!attached) {
+      if (header.opcode != (static_cast<std::uint16_t>(opcode::attach) | reply_bit) ||
+          reply.status != CL_SUCCESS || header.payload_size != 16 + 4) {
+        fail("attach refused: " + reply.message);
+      }
+      attached = true;
+      return;
+    }
+    if (next_reply >= awaited.size()) {
+      fail("reply " + std::to_string(header.opcode) + " (sequence " +
+           std::to_string(header.sequence) + ") answers no reply-flagged request");
+    }
+    const frame_header& asked = awaited[next_reply++]->header;
+    if (header.opcode != (asked.opcode | reply_bit) || header.sequence != asked.sequence ||
+        header.flags != 0 || header.reserved != 0) {
+      fail("reply " + std::to_string(header.opcode) + " (sequence " +
+           std::to_string(header.sequence) + ") where request " + std::to_string(asked.opcode) +
+           " (sequence " + std::to_string(asked.sequence) + ") was due");
+    }
+    if (config().verbose) {
+      std::fprintf(stderr, "  %s #%u: %d (deferred %d) %s\n",
+                   to_string(static_cast<opcode>(asked.opcode)), asked.sequence, reply.status,
+                   reply.deferred, reply.message.c_str());
+    }
+  });
+  writer attach;
+  attach.put<std::uint32_t>(protocol_magic).put<std::uint16_t>(protocol_version).put_string("");
+  attach.put<std::uint64_t>(session_id).put<std::uint64_t>(key[0]).put<std::uint64_t>(key[1]);
+  if (requests.pump(frame(opcode::attach, flag_reply, 0, attach), false, replies,
+                    after_ms(config().close_ms), 1) != client_socket::outcome::frames) {
+    fail("no welcome for attach");
+  }
+
+  // The input, until the server closes the connection (the end of the input, or a frame it
+  // refuses) or the time is up.
+  auto result = requests.pump(bytes, true, replies, after_ms(config().request_ms));
+  if (result == client_socket::outcome::closed && !replies.between_frames()) {
+    fail("the server closed a request connection in the middle of a frame");
+  }
+  if (config().verbose && result == client_socket::outcome::deadline) {
+    std::fprintf(stderr, "  (still busy after %d ms: closing the session under it)\n",
+                 config().request_ms);
+  }
+
+  // The client leaves: closing the first connection closes the session, which closes the
+  // request connection too if it is still open.
+  anchor.half_close();
+  if (anchor.pump({}, true, notifications, after_ms(config().close_ms)) ==
+      client_socket::outcome::deadline) {
+    fail("hang: the session was not closed within " + std::to_string(config().close_ms) +
+         " ms of its client leaving");
+  }
+  if (result == client_socket::outcome::deadline &&
+      requests.pump({}, true, replies, after_ms(config().close_ms)) ==
+          client_socket::outcome::deadline) {
+    fail("hang: a request connection stayed open " + std::to_string(config().close_ms) +
+         " ms after its session closed");
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  server::device_server& server = the_server();
+  std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data) + 1, size - 1);
+  if ((data[0] & 1) != 0) {
+    fuzz_handshake(server, bytes);
+  } else {
+    auto frames = split_frames(bytes);
+    if (too_expensive(frames)) return -1;  // libFuzzer: do not keep this input
+    fuzz_requests(server, bytes, frames);
+  }
+  wait_until_idle(server);
+  return 0;
+}
