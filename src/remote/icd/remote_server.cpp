@@ -92,6 +92,7 @@ struct thread_connections {
   std::vector<std::pair<remote_server*, connection*>> held;
   ~thread_connections() {
     for (auto [server, link] : held) {
+      server->release_held(link->index);
       std::lock_guard lock(server->mutex_);
       server->idle_.push_back(link);
     }
@@ -228,6 +229,26 @@ connection& remote_server::this_thread_connection() {
   return *link;
 }
 
+void remote_server::release_held(std::uint32_t index) {
+  connection* link = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& made : connections_) {
+      if (made->index == index) link = made.get();
+    }
+  }
+  if (link == nullptr || !link->holding.load(std::memory_order_acquire)) return;
+  std::lock_guard lock(link->mutex);
+  if (link->held.empty()) return;
+  try {
+    link->socket.send_encoded(link->held);
+  } catch (const std::exception& error) {
+    mark_lost(error.what());
+  }
+  link->held.clear();
+  link->holding.store(false, std::memory_order_release);
+}
+
 std::uint64_t remote_server::add_callback(std::function<void(cl_int)> callback) {
   std::lock_guard lock(mutex_);
   std::uint64_t id = next_callback_++;
@@ -294,11 +315,13 @@ connection& request::prepare(remote_server& server) {
     std::uint64_t last = named->last_frame.load(std::memory_order_acquire);
     auto index = static_cast<std::uint32_t>(last >> 32);
     if (last == 0 || index == link.index) continue;
+    // The frame fenced on may still be held back on its connection: send it first.
+    server.release_held(index);
     writer fence;
     fence.put<std::uint32_t>(index).put<std::uint32_t>(static_cast<std::uint32_t>(last));
     std::lock_guard lock(link.mutex);
-    link.socket.send_frame(opcode::fence, 0, ++link.sequence, fence);
-    link.unsynced = true;
+    stream_socket::append_frame(link.held, opcode::fence, 0, ++link.sequence, fence);
+    link.holding.store(true, std::memory_order_release);
   }
   return link;
 }
@@ -309,8 +332,15 @@ cl_int request::send(remote_server& server, cl_int when_lost) {
   try {
     connection& link = prepare(server);
     std::lock_guard lock(link.mutex);
-    link.socket.send_frame(op_, 0, ++link.sequence, fields);
-    link.unsynced = true;
+    if (op_ == opcode::set_kernel_arg) {
+      // Held back: an argument does nothing until its launch, which sends it along.
+      stream_socket::append_frame(link.held, op_, 0, ++link.sequence, fields);
+      link.holding.store(true, std::memory_order_release);
+    } else {
+      link.socket.send_frame(op_, 0, ++link.sequence, fields, link.held);
+      link.held.clear();
+      link.holding.store(false, std::memory_order_release);
+    }
     std::uint64_t stamp = (std::uint64_t{link.index} << 32) | link.sequence;
     for (const remote_object* named : named_) {
       const_cast<remote_object*>(named)->last_frame.store(stamp, std::memory_order_release);
@@ -328,10 +358,14 @@ cl_int request::call_into(remote_server& server, reply& answer, void* bulk, std:
   if (cl_int status = check_size(); status != CL_SUCCESS) return status;
   try {
     connection& link = prepare(server);
-    std::lock_guard lock(link.mutex);
-    link.socket.send_frame(op_, flag_reply, ++link.sequence, fields);
+    {
+      std::lock_guard lock(link.mutex);
+      link.socket.send_frame(op_, flag_reply, ++link.sequence, fields, link.held);
+      link.held.clear();
+      link.holding.store(false, std::memory_order_release);
+    }
+    // Only this thread receives on its connection; others may send its held frames meanwhile.
     receive_reply(link, op_, answer, bulk, size);
-    link.unsynced = false;
     if (answer.status != CL_SUCCESS) {
       debug(std::string(to_string(op_)) + " failed: " + answer.message);
     }
@@ -348,8 +382,7 @@ cl_int request::call(remote_server& server, reply& answer, cl_int when_lost) {
 
 cl_int request::with_deferred(remote_server& server, cl_int status) {
   if (server.lost()) return status;
-  connection& link = server.this_thread_connection();
-  std::lock_guard lock(link.mutex);
+  connection& link = server.this_thread_connection();  // its owner: no lock needed
   cl_int deferred = std::exchange(link.deferred, CL_SUCCESS);
   return status != CL_SUCCESS ? status : deferred;
 }

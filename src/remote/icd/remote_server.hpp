@@ -21,9 +21,14 @@ namespace troupe::remote::icd {
 struct connection {
   stream_socket socket;
   std::uint32_t index = 0;  ///< the server's number for it, within the session
+  /// Guards sending: `sequence`, `held` and the socket's sending side. Only the owning thread
+  /// receives, without it; another thread takes it only to send `held` (see request::prepare).
   std::mutex mutex;
   std::uint32_t sequence = 0;
-  bool unsynced = false;         ///< pipelined frames sent since the last reply
+  /// Encoded frames not sent yet: kernel arguments, which wait for the next frame that is sent
+  /// (their launch, usually), so that a launch and its arguments cost one system call.
+  std::vector<std::byte> held;
+  std::atomic<bool> holding{false};
   cl_int deferred = CL_SUCCESS;  ///< the first failure of a pipelined frame, not yet reported
 };
 
@@ -63,6 +68,9 @@ class remote_server {
 
   /// The calling thread's connection to this server (made on first use).
   connection& this_thread_connection();
+  /// Sends the frames connection `index` holds back, if any (another thread's connection).
+  void release_held(std::uint32_t index);
+
   /// Registers a callback to run when the server reports `id`; returns its id.
   std::uint64_t add_callback(std::function<void(cl_int)> callback);
 

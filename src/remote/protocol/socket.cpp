@@ -112,33 +112,63 @@ stream_socket stream_socket::connect(const std::string& host, std::uint16_t port
   throw connection_lost("cannot connect to " + where + ": " + last_error);
 }
 
-void stream_socket::send_frame(opcode op, std::uint16_t flags, std::uint32_t sequence,
-                               const writer& payload) {
+void stream_socket::append_frame(std::vector<std::byte>& out, opcode op, std::uint16_t flags,
+                                 std::uint32_t sequence, const writer& payload) {
   if (payload.size() > max_frame_payload) {
     throw decode_error("frame payload of " + std::to_string(payload.size()) +
                        " bytes is over the limit of " + std::to_string(max_frame_payload));
   }
   frame_header header{static_cast<std::uint32_t>(payload.size()), static_cast<std::uint16_t>(op),
                       flags, sequence, 0};
-  iovec parts[3] = {{&header, sizeof header},
+  std::size_t at = out.size();
+  out.resize(at + sizeof header + payload.size());
+  std::memcpy(out.data() + at, &header, sizeof header);
+  at += sizeof header;
+  if (!payload.head().empty())
+    std::memcpy(out.data() + at, payload.head().data(), payload.head().size());
+  at += payload.head().size();
+  if (payload.tail_size() > 0) std::memcpy(out.data() + at, payload.tail(), payload.tail_size());
+}
+
+void stream_socket::send_encoded(std::span<const std::byte> frames) {
+  send_parts(nullptr, 0, frames);
+}
+
+void stream_socket::send_frame(opcode op, std::uint16_t flags, std::uint32_t sequence,
+                               const writer& payload, std::span<const std::byte> before) {
+  if (payload.size() > max_frame_payload) {
+    throw decode_error("frame payload of " + std::to_string(payload.size()) +
+                       " bytes is over the limit of " + std::to_string(max_frame_payload));
+  }
+  frame_header header{static_cast<std::uint32_t>(payload.size()), static_cast<std::uint16_t>(op),
+                      flags, sequence, 0};
+  iovec parts[4] = {{const_cast<std::byte*>(before.data()), before.size()},
+                    {&header, sizeof header},
                     {const_cast<std::byte*>(payload.head().data()), payload.head().size()},
                     {const_cast<void*>(payload.tail()), payload.tail_size()}};
+  send_parts(parts, 4, {});
+}
+
+void stream_socket::send_parts(iovec* given, int count, std::span<const std::byte> only) {
+  iovec single{const_cast<std::byte*>(only.data()), only.size()};
+  iovec* parts = given != nullptr ? given : &single;
+  if (given == nullptr) count = 1;
   int first = 0;
-  while (first < 3) {
+  while (first < count) {
     msghdr message{};
     message.msg_iov = parts + first;
-    message.msg_iovlen = static_cast<std::size_t>(3 - first);
+    message.msg_iovlen = static_cast<std::size_t>(count - first);
     ssize_t sent = ::sendmsg(fd_, &message, MSG_NOSIGNAL);
     if (sent < 0) {
       if (errno == EINTR) continue;
       throw connection_lost(system_error("send"));
     }
     auto left = static_cast<std::size_t>(sent);
-    while (first < 3 && left >= parts[first].iov_len) {
+    while (first < count && left >= parts[first].iov_len) {
       left -= parts[first].iov_len;
       ++first;
     }
-    if (first < 3) {
+    if (first < count) {
       parts[first].iov_base = static_cast<char*>(parts[first].iov_base) + left;
       parts[first].iov_len -= left;
     }

@@ -1,9 +1,12 @@
 // Blocking TCP streams for the remote protocol: whole frames in, whole frames out.
 #pragma once
 
+#include <sys/uio.h>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,8 +36,15 @@ class stream_socket {
   /// Connects to host:port within `timeout_ms`; throws connection_lost naming the address.
   static stream_socket connect(const std::string& host, std::uint16_t port, int timeout_ms);
 
-  /// Sends one frame: header, the writer's buffer, then its tail straight from memory.
-  void send_frame(opcode op, std::uint16_t flags, std::uint32_t sequence, const writer& payload);
+  /// Sends one frame: header, the writer's buffer, then its tail straight from memory. Bytes of
+  /// frames encoded earlier (`before`, see append_frame) go first, in the same system call.
+  void send_frame(opcode op, std::uint16_t flags, std::uint32_t sequence, const writer& payload,
+                  std::span<const std::byte> before = {});
+  /// Sends frames encoded by append_frame.
+  void send_encoded(std::span<const std::byte> frames);
+  /// Encodes one frame at the end of `out`, to be sent later.
+  static void append_frame(std::vector<std::byte>& out, opcode op, std::uint16_t flags,
+                           std::uint32_t sequence, const writer& payload);
   /// Receives a header; throws decode_error if its payload is over `max_payload`.
   frame_header receive_header(std::uint32_t max_payload);
   /// Receives exactly `size` bytes.
@@ -51,6 +61,9 @@ class stream_socket {
   [[nodiscard]] bool valid() const { return fd_ >= 0; }
 
  private:
+  // Writes every part, however many calls it takes; `given` null: the one span `only`.
+  void send_parts(::iovec* given, int count, std::span<const std::byte> only);
+
   static constexpr std::size_t read_ahead_size = 64 * 1024;
   int fd_ = -1;
   std::chrono::microseconds spin_{0};
