@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "remote/icd/api_support.hpp"
+#include "remote/protocol/image_format.hpp"
 
 using namespace troupe::remote;
 using namespace troupe::remote::icd;
@@ -208,56 +209,9 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateImage(cl_context context, cl_mem_flags f
     std::size_t row = desc->image_row_pitch;
     std::size_t slice = desc->image_slice_pitch;
     if (row == 0 || (depth > 1 && slice == 0)) {
-      // Pitches of 0 mean packed rows: the server needs the element size to know that size;
-      // ask it by creating without contents first is costly, so require what OpenCL computes.
-      std::size_t element = 0;
-      cl_uint channels = 0;
-      switch (format->image_channel_order) {
-        case CL_R:
-        case CL_A:
-        case CL_INTENSITY:
-        case CL_LUMINANCE:
-        case CL_Rx:
-          channels = 1;
-          break;
-        case CL_RG:
-        case CL_RA:
-        case CL_RGx:
-          channels = 2;
-          break;
-        case CL_RGB:
-        case CL_RGBx:
-          channels = 3;
-          break;
-        default:
-          channels = 4;
-          break;
-      }
-      switch (format->image_channel_data_type) {
-        case CL_SNORM_INT8:
-        case CL_UNORM_INT8:
-        case CL_SIGNED_INT8:
-        case CL_UNSIGNED_INT8:
-          element = channels;
-          break;
-        case CL_SNORM_INT16:
-        case CL_UNORM_INT16:
-        case CL_SIGNED_INT16:
-        case CL_UNSIGNED_INT16:
-        case CL_HALF_FLOAT:
-          element = 2 * channels;
-          break;
-        case CL_UNORM_SHORT_565:
-        case CL_UNORM_SHORT_555:
-          element = 2;
-          break;
-        case CL_UNORM_INT_101010:
-          element = 4;
-          break;
-        default:
-          element = 4 * channels;
-          break;
-      }
+      // Pitches of 0 mean packed rows, of the format's element size.
+      const std::size_t element = image_element_size(*format);
+      if (element == 0) return fail(errcode_ret, CL_IMAGE_FORMAT_NOT_SUPPORTED);
       if (row == 0) row = desc->image_width * element;
       if (slice == 0) slice = row * height;
     }

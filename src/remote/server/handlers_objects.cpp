@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 
+#include "remote/protocol/image_format.hpp"
 #include "remote/server/call.hpp"
 
 namespace troupe::remote::server {
@@ -107,62 +108,7 @@ void check_link_inputs(cl_context context, std::vector<cl_device_id> devices,
 // into the image (which the client can read back).
 void check_image_contents(const cl_image_format& format, const cl_image_desc& desc,
                           std::size_t given) {
-  std::size_t channels = 0;
-  switch (format.image_channel_order) {
-    case CL_R:
-    case CL_A:
-    case CL_INTENSITY:
-    case CL_LUMINANCE:
-    case CL_Rx:
-      channels = 1;
-      break;
-    case CL_RG:
-    case CL_RA:
-    case CL_RGx:
-      channels = 2;
-      break;
-    case CL_RGB:
-    case CL_RGBx:
-      channels = 3;
-      break;
-    case CL_RGBA:
-    case CL_BGRA:
-    case CL_ARGB:
-      channels = 4;
-      break;
-    default:
-      break;
-  }
-  std::size_t element = 0;
-  switch (format.image_channel_data_type) {
-    case CL_SNORM_INT8:
-    case CL_UNORM_INT8:
-    case CL_SIGNED_INT8:
-    case CL_UNSIGNED_INT8:
-      element = channels;
-      break;
-    case CL_SNORM_INT16:
-    case CL_UNORM_INT16:
-    case CL_SIGNED_INT16:
-    case CL_UNSIGNED_INT16:
-    case CL_HALF_FLOAT:
-      element = 2 * channels;
-      break;
-    case CL_SIGNED_INT32:
-    case CL_UNSIGNED_INT32:
-    case CL_FLOAT:
-      element = 4 * channels;
-      break;
-    case CL_UNORM_SHORT_565:
-    case CL_UNORM_SHORT_555:
-      element = channels != 0 ? 2 : 0;
-      break;
-    case CL_UNORM_INT_101010:
-      element = channels != 0 ? 4 : 0;
-      break;
-    default:
-      break;
-  }
+  const std::size_t element = image_element_size(format);
   if (element == 0) {
     throw cl_failure{CL_IMAGE_FORMAT_NOT_SUPPORTED, "image format with initial contents"};
   }
