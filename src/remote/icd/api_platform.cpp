@@ -88,14 +88,21 @@ std::vector<cl_platform_id>& platforms() {
   return *found;
 }
 
+// Every server named in the hostfiles, reached or not. Servers are never freed: their objects,
+// and threads' connections to them, live as long as the program.
+std::vector<remote_server*>& servers() {
+  static auto* named = new std::vector<remote_server*>;
+  return *named;
+}
+
 void discover() {
   int timeout_ms = 2000;
   if (const char* setting = std::getenv("TROUPE_ICD_CONNECT_TIMEOUT_MS")) {
     timeout_ms = std::max(1, std::atoi(setting));
   }
   for (const auto& entry : configured_hosts()) {
-    // Servers are never freed: their objects live as long as the program.
     auto* server = new remote_server(entry.host, entry.port, entry.token);
+    servers().push_back(server);
     try {
       server->open(timeout_ms);
       request listing(opcode::get_platforms);
