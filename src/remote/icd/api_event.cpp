@@ -41,6 +41,17 @@ cl_int launch(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
   return send_command(launching, queue, event);
 }
 
+// A marker or a barrier: a command with nothing but its wait list and event.
+cl_int enqueue_wait_point(opcode op, cl_command_queue queue, cl_uint num_events,
+                          const cl_event* wait_list, cl_event* event) {
+  request command(op);
+  if (cl_int status = put_command(command, queue, num_events, wait_list, event);
+      status != CL_SUCCESS) {
+    return status;
+  }
+  return send_command(command, queue, event);
+}
+
 cl_int queue_request(opcode op, cl_command_queue queue) {
   if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
   request asking(op);
@@ -83,24 +94,15 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue que
                                                             cl_uint num_events_in_wait_list,
                                                             const cl_event* event_wait_list,
                                                             cl_event* event) {
-  request marking(opcode::marker);
-  if (cl_int status = put_command(marking, queue, num_events_in_wait_list, event_wait_list, event);
-      status != CL_SUCCESS) {
-    return status;
-  }
-  return send_command(marking, queue, event);
+  return enqueue_wait_point(opcode::marker, queue, num_events_in_wait_list, event_wait_list, event);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue queue,
                                                              cl_uint num_events_in_wait_list,
                                                              const cl_event* event_wait_list,
                                                              cl_event* event) {
-  request blocking(opcode::barrier);
-  if (cl_int status = put_command(blocking, queue, num_events_in_wait_list, event_wait_list, event);
-      status != CL_SUCCESS) {
-    return status;
-  }
-  return send_command(blocking, queue, event);
+  return enqueue_wait_point(opcode::barrier, queue, num_events_in_wait_list, event_wait_list,
+                            event);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarker(cl_command_queue queue, cl_event* event) {
