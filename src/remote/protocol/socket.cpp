@@ -298,9 +298,10 @@ stream_socket listen_socket::accept() {
 }
 
 void listen_socket::close() noexcept {
-  if (fd_ >= 0) {
-    ::shutdown(fd_, SHUT_RDWR);  // wakes a thread blocked in accept()
-    ::close(std::exchange(fd_, -1));
+  int fd = fd_.exchange(-1);
+  if (fd >= 0) {
+    ::shutdown(fd, SHUT_RDWR);  // wakes a thread blocked in accept()
+    ::close(fd);
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include <sys/uio.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -95,7 +96,7 @@ class listen_socket {
   [[nodiscard]] bool loopback() const { return loopback_; }
 
  private:
-  int fd_ = -1;
+  std::atomic<int> fd_{-1};  // close() runs on another thread than a blocked accept()
   std::uint16_t port_ = 0;
   bool loopback_ = false;
 };
