@@ -122,10 +122,16 @@ cl_int round(session& s, cl_mem a, cl_mem b, std::vector<int>& in, std::vector<i
       status != CL_SUCCESS) {
     return status;
   }
+  // Odd rounds read without blocking, then finish: a server lost meanwhile must fail the
+  // finish, not leave it waiting for bytes that never come.
+  const cl_bool blocking = scale % 2 == 0 ? CL_TRUE : CL_FALSE;
   if (cl_int status =
-          clEnqueueReadBuffer(s.queue, b, CL_TRUE, 0, bytes, out.data(), 0, nullptr, nullptr);
+          clEnqueueReadBuffer(s.queue, b, blocking, 0, bytes, out.data(), 0, nullptr, nullptr);
       status != CL_SUCCESS) {
     return status;
+  }
+  if (!blocking) {
+    if (cl_int status = clFinish(s.queue); status != CL_SUCCESS) return status;
   }
   for (std::size_t i = 0; i < in.size(); ++i) {
     if (out[i] != in[i] * scale + static_cast<int>(i)) {

@@ -108,6 +108,13 @@ TEST_F(remote_image, host_data_with_a_row_pitch_reads_back) {
     ASSERT_CL(clEnqueueReadImage(s->queue, pitched_image, CL_TRUE, origin, region, host_pitch, 0,
                                  part.data(), 0, nullptr, nullptr));
     EXPECT_TRUE(part == expected_part);
+    // Again without blocking: the rows are in place once the read's event is complete.
+    std::vector<unsigned char> later(host_pitch * region[1], 0xee);
+    event_ref read;
+    ASSERT_CL(clEnqueueReadImage(s->queue, pitched_image, CL_FALSE, origin, region, host_pitch, 0,
+                                 later.data(), 0, nullptr, read.out()));
+    ASSERT_CL(clWaitForEvents(1, read.ptr()));
+    EXPECT_TRUE(later == expected_part);
   }
 }
 

@@ -1,5 +1,6 @@
 // Events, synchronization and kernel launches.
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 #include "remote/icd/api_support.hpp"
@@ -49,6 +50,9 @@ cl_int enqueue_wait_point(opcode op, cl_command_queue queue, cl_uint num_events,
       status != CL_SUCCESS) {
     return status;
   }
+  // Over only once every command before it is (conservative for a marker with a wait list on
+  // an out-of-order queue: settling waits for more reads than it has to, never fewer).
+  if (event != nullptr) (*event)->settles_from = 0;
   return send_command(command, queue, event);
 }
 
@@ -58,7 +62,9 @@ cl_int queue_request(opcode op, cl_command_queue queue) {
   asking.object(queue);
   reply answer;
   cl_int status = asking.call(*queue->server, answer, CL_OUT_OF_RESOURCES);
-  return asking.with_deferred(*queue->server, status);
+  status = asking.with_deferred(*queue->server, status);
+  if (op == opcode::finish && status == CL_SUCCESS) return settle_queue(queue);
+  return status;
 }
 
 }  // namespace
@@ -148,6 +154,9 @@ CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_eve
     waiting.objects(events.data(), events.size());
     reply answer;
     cl_int status = waiting.call(*server, answer, CL_OUT_OF_RESOURCES);
+    for (cl_event waited : events) {
+      if (status == CL_SUCCESS) status = settle_event(waited);
+    }
     if (status != CL_SUCCESS && result == CL_SUCCESS) result = status;
   }
   return result;
@@ -207,6 +216,21 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info par
       auto count = static_cast<cl_uint>(event->references.load());
       return copy_value_info(count, param_value_size, param_value, param_value_size_ret);
     }
+    case CL_EVENT_COMMAND_EXECUTION_STATUS: {
+      std::vector<std::byte> value;
+      if (cl_int status = fetch_info(info_query::event, event, param_name, 0, value);
+          status != CL_SUCCESS) {
+        return status;
+      }
+      cl_int execution = CL_QUEUED;
+      if (value.size() != sizeof execution) return CL_OUT_OF_RESOURCES;
+      std::memcpy(&execution, value.data(), sizeof execution);
+      // Complete means the bytes of a read are in place: put them there first.
+      if (execution == CL_COMPLETE) {
+        if (cl_int status = settle_event(event); status != CL_SUCCESS) execution = status;
+      }
+      return copy_value_info(execution, param_value_size, param_value, param_value_size_ret);
+    }
     default:
       return forward_info(info_query::event, event, param_name, 0, param_value_size, param_value,
                           param_value_size_ret);
@@ -234,6 +258,10 @@ clSetEventCallback(cl_event event, cl_int command_exec_callback_type,
   // The event stays alive until its callback ran.
   ++event->references;
   std::uint64_t callback = event->server->add_callback([=](cl_int status) {
+    if (status == CL_COMPLETE) {
+      cl_int settled = settle_event(event);  // a read's bytes before its callback
+      if (settled != CL_SUCCESS) status = settled;
+    }
     pfn_notify(event, status, user_data);
     release_object(event);
   });

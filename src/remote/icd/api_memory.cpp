@@ -33,6 +33,37 @@ void put_triple(request& command, const std::size_t* values) {
   for (int i = 0; i < 3; ++i) command.fields.put<std::uint64_t>(values[i]);
 }
 
+// The host bytes a region of `rows` x `slices` rows of `row_bytes` spans in a layout.
+std::size_t region_span(std::size_t row_pitch, std::size_t slice_pitch, std::size_t row_bytes,
+                        std::size_t rows, std::size_t slices) {
+  if (rows == 0 || slices == 0) return 0;
+  return (slices - 1) * slice_pitch + (rows - 1) * row_pitch + row_bytes;
+}
+
+// Sends a rect or image read, whose bytes come packed and are scattered into the host's layout
+// when they arrive: at once when blocking, else when something needs them (settle_event).
+cl_int read_region(request& reading, cl_command_queue queue, cl_event* event, bool blocking,
+                   std::byte* host, std::size_t host_row, std::size_t host_slice,
+                   std::size_t row_bytes, std::size_t rows, std::size_t slices) {
+  auto packed = std::make_shared<std::vector<std::byte>>(row_bytes * rows * slices);
+  auto scatter = [=] {
+    copy_region(packed->data(), row_bytes, row_bytes * rows, host, host_row, host_slice, row_bytes,
+                rows, slices);
+  };
+  if (blocking) {
+    cl_int status = call_command(reading, queue, event, packed->data(), packed->size());
+    if (status == CL_SUCCESS) scatter();
+    return status;
+  }
+  pending_read landing;
+  landing.destination = packed->data();
+  landing.size = packed->size();
+  landing.unpack = scatter;
+  landing.covers_begin = host;
+  landing.covers_end = host + region_span(host_row, host_slice, row_bytes, rows, slices);
+  return send_read(reading, queue, event, std::move(landing));
+}
+
 // A transfer's wait list and event for one of several chunks: the first chunk waits for the
 // caller's list, each later one for the chunk before it; the caller's event is the last.
 struct chunked {
@@ -394,12 +425,12 @@ CL_API_ENTRY cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(
-    cl_command_queue queue, cl_mem buffer, cl_bool /*blocking: always*/, size_t offset, size_t size,
+    cl_command_queue queue, cl_mem buffer, cl_bool blocking_read, size_t offset, size_t size,
     void* ptr, cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event) {
   if (!is_mem(buffer)) return CL_INVALID_MEM_OBJECT;
   if (ptr == nullptr || size == 0) return CL_INVALID_VALUE;
-  // Reads always wait: the bytes must be in the caller's memory when its event completes.
   chunked chunks{num_events_in_wait_list, event_wait_list, event};
+  std::uint64_t first_issue = 0;
   for (std::size_t done = 0; done < size;) {
     std::size_t piece = std::min<std::size_t>(size - done, transfer_piece);
     bool last = done + piece == size;
@@ -408,14 +439,29 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(
     if (cl_int status = chunks.put(reading, queue, last, mine); status != CL_SUCCESS) {
       return status;
     }
+    if (first_issue == 0) first_issue = reading.issue;
     reading.object(buffer);
     reading.fields.put<std::uint64_t>(offset + done).put<std::uint64_t>(piece);
-    cl_int status =
-        call_command(reading, queue, last ? event : &mine, static_cast<char*>(ptr) + done, piece);
+    cl_event* target = last ? event : &mine;
+    auto* into = static_cast<std::byte*>(ptr) + done;
+    cl_int status = CL_SUCCESS;
+    if (blocking_read) {
+      status = call_command(reading, queue, target, into, piece);
+    } else {
+      // The bytes land straight in `ptr` when something needs them (see settle_event).
+      pending_read landing;
+      landing.destination = into;
+      landing.size = piece;
+      landing.covers_begin = into;
+      landing.covers_end = into + piece;
+      status = send_read(reading, queue, target, std::move(landing));
+    }
     if (status != CL_SUCCESS) return status;
     if (!last) chunks.advance(mine);
     done += piece;
   }
+  // Complete once every piece is: the pieces form a chain on the server.
+  if (event != nullptr && !queue->in_order) (*event)->settles_from = first_issue;
   return CL_SUCCESS;
 }
 
@@ -427,6 +473,9 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue queue, cl_
                                                      cl_event* event) {
   if (!is_mem(buffer)) return CL_INVALID_MEM_OBJECT;
   if (ptr == nullptr || size == 0) return CL_INVALID_VALUE;
+  if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (cl_int status = settle_overlap(*queue->server, ptr, size); status != CL_SUCCESS)
+    return status;
   chunked chunks{num_events_in_wait_list, event_wait_list, event};
   for (std::size_t done = 0; done < size;) {
     std::size_t piece = std::min<std::size_t>(size - done, transfer_piece);
@@ -454,11 +503,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue queue, cl_
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBufferRect(
-    cl_command_queue queue, cl_mem buffer, cl_bool /*blocking: always*/,
-    const size_t* buffer_origin, const size_t* host_origin, const size_t* region,
-    size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch,
-    size_t host_slice_pitch, void* ptr, cl_uint num_events_in_wait_list,
-    const cl_event* event_wait_list, cl_event* event) {
+    cl_command_queue queue, cl_mem buffer, cl_bool blocking_read, const size_t* buffer_origin,
+    const size_t* host_origin, const size_t* region, size_t buffer_row_pitch,
+    size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void* ptr,
+    cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event) {
   if (!is_mem(buffer)) return CL_INVALID_MEM_OBJECT;
   if (ptr == nullptr || buffer_origin == nullptr || host_origin == nullptr || region == nullptr ||
       region[0] == 0 || region[1] == 0 || region[2] == 0) {
@@ -477,16 +525,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBufferRect(
   put_triple(reading, buffer_origin);
   put_triple(reading, region);
   reading.fields.put<std::uint64_t>(buffer_row_pitch).put<std::uint64_t>(buffer_slice_pitch);
-  std::vector<std::byte> packed(packed_size);
-  if (cl_int status = call_command(reading, queue, event, packed.data(), packed.size());
-      status != CL_SUCCESS) {
-    return status;
-  }
   auto* host = static_cast<std::byte*>(ptr) + host_origin[2] * host_slice_pitch +
                host_origin[1] * host_row_pitch + host_origin[0];
-  copy_region(packed.data(), region[0], region[0] * region[1], host, host_row_pitch,
-              host_slice_pitch, region[0], region[1], region[2]);
-  return CL_SUCCESS;
+  return read_region(reading, queue, event, blocking_read != CL_FALSE, host, host_row_pitch,
+                     host_slice_pitch, region[0], region[1], region[2]);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBufferRect(
@@ -506,6 +548,13 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBufferRect(
   std::vector<std::byte> packed(packed_size);
   const auto* host = static_cast<const std::byte*>(ptr) + host_origin[2] * host_slice_pitch +
                      host_origin[1] * host_row_pitch + host_origin[0];
+  if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (cl_int status = settle_overlap(
+          *queue->server, host,
+          region_span(host_row_pitch, host_slice_pitch, region[0], region[1], region[2]));
+      status != CL_SUCCESS) {
+    return status;
+  }
   copy_region(host, host_row_pitch, host_slice_pitch, packed.data(), region[0],
               region[0] * region[1], region[0], region[1], region[2]);
   request writing(opcode::write_buffer_rect);
@@ -613,7 +662,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBufferRect(
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadImage(
-    cl_command_queue queue, cl_mem image, cl_bool /*blocking: always*/, const size_t* origin,
+    cl_command_queue queue, cl_mem image, cl_bool blocking_read, const size_t* origin,
     const size_t* region, size_t row_pitch, size_t slice_pitch, void* ptr,
     cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event) {
   if (!is_mem(image) || image->element_size == 0) return CL_INVALID_MEM_OBJECT;
@@ -631,14 +680,8 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadImage(
   reading.object(image);
   put_triple(reading, origin);
   put_triple(reading, region);
-  std::vector<std::byte> packed(packed_size);
-  if (cl_int status = call_command(reading, queue, event, packed.data(), packed.size());
-      status != CL_SUCCESS) {
-    return status;
-  }
-  copy_region(packed.data(), row_bytes, row_bytes * region[1], static_cast<std::byte*>(ptr),
-              row_pitch, slice_pitch, row_bytes, region[1], region[2]);
-  return CL_SUCCESS;
+  return read_region(reading, queue, event, blocking_read != CL_FALSE, static_cast<std::byte*>(ptr),
+                     row_pitch, slice_pitch, row_bytes, region[1], region[2]);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteImage(
@@ -652,6 +695,13 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteImage(
   if (input_slice_pitch == 0) input_slice_pitch = input_row_pitch * region[1];
   std::size_t packed_size = row_bytes * region[1] * region[2];
   if (packed_size > max_chunk) return CL_OUT_OF_RESOURCES;
+  if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (cl_int status = settle_overlap(
+          *queue->server, ptr,
+          region_span(input_row_pitch, input_slice_pitch, row_bytes, region[1], region[2]));
+      status != CL_SUCCESS) {
+    return status;
+  }
   std::vector<std::byte> packed(packed_size);
   copy_region(static_cast<const std::byte*>(ptr), input_row_pitch, input_slice_pitch, packed.data(),
               row_bytes, row_bytes * region[1], row_bytes, region[1], region[2]);
@@ -745,9 +795,9 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBufferToImage(
 }
 
 CL_API_ENTRY void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer,
-                                                  cl_bool /*blocking: always*/,
-                                                  cl_map_flags map_flags, size_t offset,
-                                                  size_t size, cl_uint num_events_in_wait_list,
+                                                  cl_bool blocking_map, cl_map_flags map_flags,
+                                                  size_t offset, size_t size,
+                                                  cl_uint num_events_in_wait_list,
                                                   const cl_event* event_wait_list, cl_event* event,
                                                   cl_int* errcode_ret) {
   if (!is_mem(buffer) || buffer->type != CL_MEM_OBJECT_BUFFER) {
@@ -763,7 +813,7 @@ CL_API_ENTRY void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem
   if ((map_flags & CL_MAP_WRITE_INVALIDATE_REGION) != 0) {
     status = clEnqueueMarkerWithWaitList(queue, num_events_in_wait_list, event_wait_list, event);
   } else {
-    status = clEnqueueReadBuffer(queue, buffer, CL_TRUE, offset, size, host,
+    status = clEnqueueReadBuffer(queue, buffer, blocking_map, offset, size, host,
                                  num_events_in_wait_list, event_wait_list, event);
   }
   if (status != CL_SUCCESS) {
@@ -776,11 +826,13 @@ CL_API_ENTRY void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem
   return host;
 }
 
-CL_API_ENTRY void* CL_API_CALL clEnqueueMapImage(
-    cl_command_queue queue, cl_mem image, cl_bool /*blocking: always*/, cl_map_flags map_flags,
-    const size_t* origin, const size_t* region, size_t* image_row_pitch, size_t* image_slice_pitch,
-    cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event,
-    cl_int* errcode_ret) {
+CL_API_ENTRY void* CL_API_CALL clEnqueueMapImage(cl_command_queue queue, cl_mem image,
+                                                 cl_bool blocking_map, cl_map_flags map_flags,
+                                                 const size_t* origin, const size_t* region,
+                                                 size_t* image_row_pitch, size_t* image_slice_pitch,
+                                                 cl_uint num_events_in_wait_list,
+                                                 const cl_event* event_wait_list, cl_event* event,
+                                                 cl_int* errcode_ret) {
   if (!is_mem(image) || image->element_size == 0) return fail(errcode_ret, CL_INVALID_MEM_OBJECT);
   if (origin == nullptr || region == nullptr || image_row_pitch == nullptr) {
     return fail(errcode_ret, CL_INVALID_VALUE);
@@ -798,7 +850,7 @@ CL_API_ENTRY void* CL_API_CALL clEnqueueMapImage(
   cl_int status =
       (map_flags & CL_MAP_WRITE_INVALIDATE_REGION) != 0
           ? clEnqueueMarkerWithWaitList(queue, num_events_in_wait_list, event_wait_list, event)
-          : clEnqueueReadImage(queue, image, CL_TRUE, origin, region, mapped.row_pitch,
+          : clEnqueueReadImage(queue, image, blocking_map, origin, region, mapped.row_pitch,
                                mapped.slice_pitch, host, num_events_in_wait_list, event_wait_list,
                                event);
   if (status != CL_SUCCESS) {
@@ -839,7 +891,12 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue queue, 
   } else {
     status = clEnqueueMarkerWithWaitList(queue, num_events_in_wait_list, event_wait_list, event);
   }
-  if (mapped.owned) std::free(mapped_ptr);
+  if (mapped.owned) {
+    // A non-blocking map's bytes may still be on their way into this memory.
+    cl_int settled = settle_overlap(*memobj->server, mapped_ptr, mapped.size);
+    if (status == CL_SUCCESS) status = settled;
+    std::free(mapped_ptr);
+  }
   return status;
 }
 

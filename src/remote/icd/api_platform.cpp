@@ -476,6 +476,7 @@ clCreateCommandQueue(cl_context context, cl_device_id device,
   queue->context = context;
   hold_parent(queue, context);
   queue->device = device;
+  queue->in_order = (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0;
   context->server->register_object(queue);
   succeed(errcode_ret);
   return queue;

@@ -72,10 +72,13 @@ cl_int put_command(request& command, cl_command_queue queue, cl_uint num_events,
   }
   command.object(queue);
   command.objects(same_server.data(), same_server.size());
+  command.issue = queue->server->next_issue();
   if (event != nullptr) {
     auto* created = new _cl_event(object_kind::event, queue->server, queue->server->new_id());
     created->queue = queue;
     created->context = queue->context;
+    created->issue = command.issue;
+    created->settles_from = queue->in_order ? 0 : command.issue;
     hold_parent(created, queue);
     queue->server->register_object(created);
     // Named, not just numbered: a frame of another thread's connection that uses the event
@@ -123,8 +126,45 @@ cl_int call_command(request& command, cl_command_queue queue, cl_event* event, v
   reply answer;
   cl_int status = command.call_into(*queue->server, answer, bulk, bulk_size, CL_OUT_OF_RESOURCES);
   status = command.with_deferred(*queue->server, status);
+  if (status != CL_SUCCESS) {
+    drop_event(event);
+    return status;
+  }
+  // On an in-order queue everything before a completed command is over, reads included.
+  if (queue->in_order) {
+    return queue->server->settle_reads([&](const pending_read& read) {
+      return read.queue == queue && read.issue < command.issue;
+    });
+  }
+  return CL_SUCCESS;
+}
+
+cl_int send_read(request& command, cl_command_queue queue, cl_event* event, pending_read landing) {
+  if (!command.names_only(*queue->server)) return refuse_mixed(event);
+  landing.queue = queue;
+  landing.issue = command.issue;
+  cl_int status = command.send_read(*queue->server, std::move(landing), CL_OUT_OF_RESOURCES);
   if (status != CL_SUCCESS) drop_event(event);
   return status;
+}
+
+cl_int settle_queue(cl_command_queue queue) {
+  return queue->server->settle_reads([&](const pending_read& read) { return read.queue == queue; });
+}
+
+cl_int settle_event(cl_event event) {
+  if (event->queue == nullptr) return CL_SUCCESS;  // a user event
+  return event->server->settle_reads([&](const pending_read& read) {
+    return read.queue == event->queue && read.issue >= event->settles_from &&
+           read.issue <= event->issue;
+  });
+}
+
+cl_int settle_overlap(remote_server& server, const void* host, std::size_t size) {
+  const auto* begin = static_cast<const std::byte*>(host);
+  const auto* end = begin + size;
+  return server.settle_reads(
+      [&](const pending_read& read) { return read.covers_begin < end && begin < read.covers_end; });
 }
 
 std::string cap_version(const std::string& version, const char* prefix) {

@@ -70,6 +70,23 @@ cl_int send_command(request& command, cl_command_queue queue, cl_event* event);
 cl_int call_command(request& command, cl_command_queue queue, cl_event* event, void* bulk = nullptr,
                     std::size_t bulk_size = 0);
 
+/// Sends a read the server answers once it completes; its bytes land as `landing` says (the
+/// queue and order of issue are filled in here) when a thread next needs them: settle_*().
+cl_int send_read(request& command, cl_command_queue queue, cl_event* event, pending_read landing);
+
+// Non-blocking reads put their bytes in place when something needs them: OpenCL says the
+// memory holds the data once the read's event is complete, which the application learns from
+// a finish, a wait, an event's status or callback, or a later blocking command on the queue.
+// Each of those settles the reads it implies; each returns CL_SUCCESS or why the bytes are lost.
+
+/// Every read of `queue` (clFinish).
+cl_int settle_queue(cl_command_queue queue);
+/// The reads over once `event` is complete (waits, status queries, callbacks).
+cl_int settle_event(cl_event event);
+/// The reads into [host, host + size) of any queue of this server: a write from there sends
+/// the bytes now, so a read the write waits for must have landed first.
+cl_int settle_overlap(remote_server& server, const void* host, std::size_t size);
+
 /// Rewrites "OpenCL X.Y ..." so that X.Y is at most 1.2, the version this driver implements.
 std::string cap_version(const std::string& version, const char* prefix);
 

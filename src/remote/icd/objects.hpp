@@ -82,6 +82,7 @@ struct _cl_command_queue : troupe::remote::icd::remote_object {
   using remote_object::remote_object;
   cl_context context = nullptr;
   cl_device_id device = nullptr;
+  bool in_order = true;  ///< without CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE
 };
 
 struct _cl_mem : troupe::remote::icd::remote_object {
@@ -130,4 +131,9 @@ struct _cl_event : troupe::remote::icd::remote_object {
   using remote_object::remote_object;
   cl_command_queue queue = nullptr;  ///< null for user events
   cl_context context = nullptr;
+  /// Its command's place in the order of issue, and the first place on its queue whose reads
+  /// are over once it is: 0 on an in-order queue and for markers and barriers, else its own
+  /// (or the first piece's, for a read cut into pieces). See settle_event().
+  std::uint64_t issue = 0;
+  std::uint64_t settles_from = 0;
 };

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <utility>
 
 namespace troupe::remote::icd {
@@ -27,14 +28,18 @@ opcode reply_to(opcode op) {
                              static_cast<std::uint16_t>(opcode::reply));
 }
 
-// Receives a reply frame; the bulk bytes of a successful reply go to `bulk` when given.
-void receive_reply(connection& link, opcode op, reply& answer, void* bulk, std::size_t size) {
-  frame_header header = link.socket.receive_header(max_frame_payload);
-  if (header.opcode != static_cast<std::uint16_t>(reply_to(op)) ||
-      header.sequence != link.sequence) {
-    throw decode_error("reply out of order: opcode " + std::to_string(header.opcode) +
-                       ", sequence " + std::to_string(header.sequence));
+// Receives the payload of a reply frame whose header was read; the bulk bytes of a successful
+// reply go to `bulk` when given.
+void receive_reply_body(connection& link, const frame_header& header, opcode op, reply& answer,
+                        void* bulk, std::size_t size) {
+  if (header.opcode != static_cast<std::uint16_t>(reply_to(op))) {
+    throw decode_error("reply with opcode " + std::to_string(header.opcode) + " to sequence " +
+                       std::to_string(header.sequence) + ", a " + to_string(op));
   }
+  auto note_deferred = [&](cl_int deferred) {
+    cl_int none = CL_SUCCESS;
+    if (deferred != CL_SUCCESS) link.deferred.compare_exchange_strong(none, deferred);
+  };
   // Status, deferred status and an empty message come first in every reply.
   constexpr std::size_t prefix = 4 + 4 + 8;
   std::size_t bulk_prefix = bulk != nullptr ? prefix + 8 : prefix;
@@ -43,8 +48,7 @@ void receive_reply(connection& link, opcode op, reply& answer, void* bulk, std::
     link.socket.receive_exact(answer.payload.data(), bulk_prefix);
     reader peek(answer.payload);
     answer.status = peek.get<std::int32_t>();
-    cl_int deferred = peek.get<std::int32_t>();
-    if (deferred != CL_SUCCESS && link.deferred == CL_SUCCESS) link.deferred = deferred;
+    note_deferred(peek.get<std::int32_t>());
     auto message_size = peek.get<std::uint64_t>();
     auto bulk_size = peek.get<std::uint64_t>();
     if (answer.status != CL_SUCCESS || message_size != 0 || bulk_size != size) {
@@ -58,8 +62,7 @@ void receive_reply(connection& link, opcode op, reply& answer, void* bulk, std::
   link.socket.receive_exact(answer.payload.data(), answer.payload.size());
   reader fields(answer.payload);
   answer.status = fields.get<std::int32_t>();
-  cl_int deferred = fields.get<std::int32_t>();
-  if (deferred != CL_SUCCESS && link.deferred == CL_SUCCESS) link.deferred = deferred;
+  note_deferred(fields.get<std::int32_t>());
   answer.message = fields.get_string();
   answer.fields_at = answer.payload.size() - fields.remaining();
   if (answer.status == CL_SUCCESS && bulk != nullptr) {
@@ -106,11 +109,6 @@ remote_server::remote_server(std::string host, std::uint16_t port, std::string t
       token_(std::move(token)),
       endpoint_(host_ + ":" + std::to_string(port_)) {}
 
-remote_server::~remote_server() {
-  anchor_.shutdown();
-  if (listener_.joinable()) listener_.join();
-}
-
 void remote_server::open(int timeout_ms) {
   anchor_ = stream_socket::connect(host_, port_, timeout_ms);
   writer hello;
@@ -132,7 +130,9 @@ void remote_server::open(int timeout_ms) {
   session_ = in.get<std::uint64_t>();
   key_[0] = in.get<std::uint64_t>();
   key_[1] = in.get<std::uint64_t>();
-  listener_ = std::thread([this] { listen_for_notifications(); });
+  // Detached: a server lives as long as the program (servers() in api_platform.cpp), and its
+  // listener ends on its own once the server is lost.
+  std::thread([this] { listen_for_notifications(); }).detach();
 }
 
 void remote_server::mark_lost(const std::string& why) {
@@ -217,7 +217,9 @@ connection& remote_server::this_thread_connection() {
     made->socket.send_frame(opcode::attach, flag_reply, 0, attach);
     reply answer;
     set_receive_timeout(made->socket.fd(), 10000);
-    receive_reply(*made, opcode::attach, answer, nullptr, 0);
+    frame_header header = made->socket.receive_header(max_handshake_payload);
+    if (header.sequence != 0) throw decode_error("attach reply out of order");
+    receive_reply_body(*made, header, opcode::attach, answer, nullptr, 0);
     set_receive_timeout(made->socket.fd(), 0);
     if (answer.status != CL_SUCCESS) throw connection_lost("attach refused: " + answer.message);
     made->index = answer.fields().get<std::uint32_t>();
@@ -326,25 +328,52 @@ connection& request::prepare(remote_server& server) {
   return link;
 }
 
+void request::transmit(connection& link, std::uint16_t flags) {
+  if (op_ == opcode::set_kernel_arg && flags == 0) {
+    // Held back: an argument does nothing until its launch, which sends it along.
+    stream_socket::append_frame(link.held, op_, 0, ++link.sequence, fields);
+    link.holding.store(true, std::memory_order_release);
+  } else {
+    link.socket.send_frame(op_, flags, ++link.sequence, fields, link.held);
+    link.held.clear();
+    link.holding.store(false, std::memory_order_release);
+  }
+  if ((flags & flag_reply) != 0 && (flags & flag_reply_on_completion) == 0) return;
+  std::uint64_t stamp = (std::uint64_t{link.index} << 32) | link.sequence;
+  for (const remote_object* named : named_) {
+    const_cast<remote_object*>(named)->last_frame.store(stamp, std::memory_order_release);
+  }
+}
+
 cl_int request::send(remote_server& server, cl_int when_lost) {
   if (server.lost()) return when_lost;
   if (cl_int status = check_size(); status != CL_SUCCESS) return status;
   try {
     connection& link = prepare(server);
     std::lock_guard lock(link.mutex);
-    if (op_ == opcode::set_kernel_arg) {
-      // Held back: an argument does nothing until its launch, which sends it along.
-      stream_socket::append_frame(link.held, op_, 0, ++link.sequence, fields);
-      link.holding.store(true, std::memory_order_release);
-    } else {
-      link.socket.send_frame(op_, 0, ++link.sequence, fields, link.held);
-      link.held.clear();
-      link.holding.store(false, std::memory_order_release);
+    transmit(link, 0);
+    return CL_SUCCESS;
+  } catch (const std::exception& error) {
+    server.mark_lost(error.what());
+    return when_lost;
+  }
+}
+
+cl_int request::send_read(remote_server& server, pending_read landing, cl_int when_lost) {
+  if (server.lost()) return when_lost;
+  if (cl_int status = check_size(); status != CL_SUCCESS) return status;
+  try {
+    connection& link = prepare(server);
+    std::lock_guard lock(link.mutex);
+    landing.link = &link;
+    landing.op = op_;
+    landing.sequence = link.sequence + 1;
+    {
+      // Registered before it is sent: another thread may take its reply at once.
+      std::lock_guard replies(server.replies_mutex_);
+      server.pending_reads_.emplace(std::pair{landing.link, landing.sequence}, std::move(landing));
     }
-    std::uint64_t stamp = (std::uint64_t{link.index} << 32) | link.sequence;
-    for (const remote_object* named : named_) {
-      const_cast<remote_object*>(named)->last_frame.store(stamp, std::memory_order_release);
-    }
+    transmit(link, flag_reply | flag_reply_on_completion);
     return CL_SUCCESS;
   } catch (const std::exception& error) {
     server.mark_lost(error.what());
@@ -360,12 +389,15 @@ cl_int request::call_into(remote_server& server, reply& answer, void* bulk, std:
     connection& link = prepare(server);
     {
       std::lock_guard lock(link.mutex);
-      link.socket.send_frame(op_, flag_reply, ++link.sequence, fields, link.held);
-      link.held.clear();
-      link.holding.store(false, std::memory_order_release);
+      {
+        std::lock_guard replies(server.replies_mutex_);
+        link.awaited = {link.sequence + 1, op_, &answer, bulk, size, false};
+      }
+      transmit(link, flag_reply);
     }
-    // Only this thread receives on its connection; others may send its held frames meanwhile.
-    receive_reply(link, op_, answer, bulk, size);
+    std::unique_lock replies(server.replies_mutex_);
+    server.take_replies(link, replies, [&] { return link.awaited.done; });
+    if (!link.awaited.done) throw connection_lost("no reply to " + std::string(to_string(op_)));
     if (answer.status != CL_SUCCESS) {
       debug(std::string(to_string(op_)) + " failed: " + answer.message);
     }
@@ -382,9 +414,95 @@ cl_int request::call(remote_server& server, reply& answer, cl_int when_lost) {
 
 cl_int request::with_deferred(remote_server& server, cl_int status) {
   if (server.lost()) return status;
-  connection& link = server.this_thread_connection();  // its owner: no lock needed
-  cl_int deferred = std::exchange(link.deferred, CL_SUCCESS);
+  connection& link = server.this_thread_connection();
+  cl_int deferred = link.deferred.exchange(CL_SUCCESS);
   return status != CL_SUCCESS ? status : deferred;
+}
+
+void remote_server::take_replies(connection& link, std::unique_lock<std::mutex>& lock,
+                                 const std::function<bool()>& done) {
+  while (!done() && !link.broken) {
+    if (link.receiving) {
+      replies_changed_.wait(lock);
+      continue;
+    }
+    link.receiving = true;
+    lock.unlock();
+    std::string failure;
+    try {
+      receive_one(link);
+    } catch (const std::exception& error) {
+      failure = error.what();
+    }
+    lock.lock();
+    link.receiving = false;
+    if (!failure.empty()) {
+      link.broken = true;
+      // Their bytes never come: nobody may wait for them.
+      std::erase_if(pending_reads_, [&](const auto& entry) { return entry.second.link == &link; });
+    }
+    replies_changed_.notify_all();
+    if (!failure.empty()) {
+      lock.unlock();
+      mark_lost(failure);
+      lock.lock();
+    }
+  }
+}
+
+void remote_server::receive_one(connection& link) {
+  frame_header header = link.socket.receive_header(max_frame_payload);
+  connection::awaited_reply call;
+  pending_read read;
+  {
+    std::lock_guard lock(replies_mutex_);
+    if (!link.awaited.done && link.awaited.sequence == header.sequence) {
+      call = link.awaited;
+    } else {
+      auto found = pending_reads_.find({&link, header.sequence});
+      if (found == pending_reads_.end()) {
+        throw decode_error("reply to sequence " + std::to_string(header.sequence) +
+                           ", which awaits none");
+      }
+      read = found->second;  // stays listed until its bytes are in place
+    }
+  }
+  if (call.answer != nullptr) {
+    receive_reply_body(link, header, call.op, *call.answer, call.bulk, call.size);
+    std::lock_guard lock(replies_mutex_);
+    link.awaited.done = true;
+    return;
+  }
+  reply answer;
+  receive_reply_body(link, header, read.op, answer, read.destination, read.size);
+  if (answer.status == CL_SUCCESS) {
+    if (read.unpack) read.unpack();
+  } else {
+    debug(std::string(to_string(read.op)) + " failed: " + answer.message);
+    cl_int none = CL_SUCCESS;
+    link.deferred.compare_exchange_strong(none, answer.status);
+  }
+  std::lock_guard lock(replies_mutex_);
+  pending_reads_.erase({&link, header.sequence});
+}
+
+cl_int remote_server::settle_reads(const std::function<bool(const pending_read&)>& selected) {
+  std::unique_lock lock(replies_mutex_);
+  // Those pending now; reads issued later are not this caller's concern.
+  std::vector<std::pair<const connection*, std::uint32_t>> awaited;
+  for (const auto& [key, read] : pending_reads_) {
+    if (selected(read)) awaited.push_back(key);
+  }
+  for (const auto& key : awaited) {
+    if (lost_) {
+      std::erase_if(pending_reads_, [&](const auto& entry) { return selected(entry.second); });
+      return CL_OUT_OF_RESOURCES;
+    }
+    auto found = pending_reads_.find(key);
+    if (found == pending_reads_.end()) continue;
+    take_replies(*found->second.link, lock, [&] { return !pending_reads_.contains(key); });
+  }
+  return lost_ ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
 }
 
 }  // namespace troupe::remote::icd

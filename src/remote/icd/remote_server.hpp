@@ -2,12 +2,13 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -15,22 +16,6 @@
 #include "remote/protocol/socket.hpp"
 
 namespace troupe::remote::icd {
-
-/// One connection of the session, used by one thread at a time (rOpenCL's per-thread
-/// connections: a thread blocked in clFinish does not hold up the others).
-struct connection {
-  stream_socket socket;
-  std::uint32_t index = 0;  ///< the server's number for it, within the session
-  /// Guards sending: `sequence`, `held` and the socket's sending side. Only the owning thread
-  /// receives, without it; another thread takes it only to send `held` (see request::prepare).
-  std::mutex mutex;
-  std::uint32_t sequence = 0;
-  /// Encoded frames not sent yet: kernel arguments, which wait for the next frame that is sent
-  /// (their launch, usually), so that a launch and its arguments cost one system call.
-  std::vector<std::byte> held;
-  std::atomic<bool> holding{false};
-  cl_int deferred = CL_SUCCESS;  ///< the first failure of a pipelined frame, not yet reported
-};
 
 /// A decoded reply.
 struct reply {
@@ -43,11 +28,61 @@ struct reply {
   }
 };
 
-/// A server named in the hostfile, and the session the driver holds with it.
+/// One connection of the session, sending for one thread at a time (rOpenCL's per-thread
+/// connections: a thread blocked in clFinish does not hold up the others).
+struct connection {
+  stream_socket socket;
+  std::uint32_t index = 0;  ///< the server's number for it, within the session
+  /// Guards sending: `sequence`, `held` and the socket's sending side. Only the owning thread
+  /// sends requests; another thread takes it only to send `held` (see request::prepare).
+  std::mutex mutex;
+  std::uint32_t sequence = 0;
+  /// Encoded frames not sent yet: kernel arguments, which wait for the next frame that is sent
+  /// (their launch, usually), so that a launch and its arguments cost one system call.
+  std::vector<std::byte> held;
+  std::atomic<bool> holding{false};
+  /// The first failure of a pipelined frame or a read answered on completion, not yet reported.
+  std::atomic<cl_int> deferred{CL_SUCCESS};
+
+  // Receiving, guarded by the server's replies mutex. Replies to reads answered on completion
+  // come whenever those complete, so any thread that needs one takes frames from the socket,
+  // one thread at a time (`receiving`), and puts each where it belongs: a read's bytes in the
+  // application's memory, the owner's reply in `awaited`.
+  bool receiving = false;
+  bool broken = false;  ///< receiving failed: nothing more comes
+  struct awaited_reply {
+    std::uint32_t sequence = 0;
+    opcode op = opcode::ping;
+    reply* answer = nullptr;
+    void* bulk = nullptr;
+    std::size_t size = 0;
+    bool done = true;
+  } awaited;  ///< the owner's call in flight (a thread makes one call at a time)
+};
+
+/// A read the server answers once it completes (flag_reply_on_completion) whose bytes have not
+/// arrived yet. Whichever thread next takes its connection's replies puts them in place.
+struct pending_read {
+  connection* link = nullptr;
+  std::uint32_t sequence = 0;
+  opcode op = opcode::read_buffer;  ///< set by request::send_read
+  void* destination = nullptr;      ///< where the reply's bytes go
+  std::size_t size = 0;
+  std::function<void()> unpack;  ///< after they arrived: scatters rows of rect and image reads
+  cl_command_queue queue = nullptr;
+  std::uint64_t issue = 0;  ///< its command's place in the order of issue (remote_server)
+  /// The application memory it writes: a later write from there must wait for it.
+  const std::byte* covers_begin = nullptr;
+  const std::byte* covers_end = nullptr;
+};
+
+/// A server named in the hostfile, and the session the driver holds with it. Never destroyed:
+/// its objects and the threads' connections to it live as long as the program.
 class remote_server {
  public:
   remote_server(std::string host, std::uint16_t port, std::string token);
-  ~remote_server();
+  remote_server(const remote_server&) = delete;
+  remote_server& operator=(const remote_server&) = delete;
 
   /// Connects and opens the session; throws connection_lost or std::runtime_error.
   void open(int timeout_ms);
@@ -74,7 +109,20 @@ class remote_server {
   /// Registers a callback to run when the server reports `id`; returns its id.
   std::uint64_t add_callback(std::function<void(cl_int)> callback);
 
+  /// Numbers commands in the order they are issued (see settle_reads).
+  std::uint64_t next_issue() { return next_issue_.fetch_add(1) + 1; }
+  /// Waits until every pending read that `selected` picks has its bytes in place, taking
+  /// replies from their connections as needed. CL_OUT_OF_RESOURCES once the server is lost.
+  cl_int settle_reads(const std::function<bool(const pending_read&)>& selected);
+
  private:
+  friend class request;
+  /// Takes replies from `link` until `done()` (checked under `lock`, on replies_mutex_).
+  void take_replies(connection& link, std::unique_lock<std::mutex>& lock,
+                    const std::function<bool()>& done);
+  /// Receives one frame on `link` (its receiving turn is the caller's) and puts it in place.
+  void receive_one(connection& link);
+
   void listen_for_notifications();
   void fail_pending_callbacks(cl_int status);
 
@@ -86,7 +134,6 @@ class remote_server {
   std::uint64_t session_ = 0;
   std::uint64_t key_[2] = {0, 0};
   stream_socket anchor_;
-  std::thread listener_;
   std::atomic<std::uint64_t> next_id_{1};
 
   std::mutex mutex_;  // guards everything below
@@ -95,6 +142,12 @@ class remote_server {
   std::unordered_map<std::uint64_t, remote_object*> objects_;
   std::unordered_map<std::uint64_t, std::function<void(cl_int)>> callbacks_;
   std::uint64_t next_callback_ = 1;
+
+  std::mutex replies_mutex_;  // guards the receiving state of every connection and below
+  std::condition_variable replies_changed_;
+  /// By connection and sequence number: the reply's address.
+  std::map<std::pair<const connection*, std::uint32_t>, pending_read> pending_reads_;
+  std::atomic<std::uint64_t> next_issue_{0};
 
   friend struct thread_connections;
 };
@@ -120,6 +173,9 @@ class request {
 
   /// Sends without waiting; a failure shows up later (deferred error, failed event).
   cl_int send(remote_server& server, cl_int when_lost = CL_DEVICE_NOT_AVAILABLE);
+  /// Sends a read the server answers once it completes, without waiting: its bytes land as
+  /// `landing` says when a thread next needs them (remote_server::settle_reads).
+  cl_int send_read(remote_server& server, pending_read landing, cl_int when_lost);
   /// Sends and waits for the reply; returns its status.
   cl_int call(remote_server& server, reply& answer, cl_int when_lost = CL_DEVICE_NOT_AVAILABLE);
   /// Like call(), but a successful reply's bulk bytes go straight to `bulk` (`size` bytes).
@@ -138,9 +194,13 @@ class request {
   cl_int with_deferred(remote_server& server, cl_int status);
 
   writer fields;
+  /// The command's place in the order of issue (put_command sets it; 0 for other requests).
+  std::uint64_t issue = 0;
 
  private:
   connection& prepare(remote_server& server);
+  /// Sends the frame with `flags` (the caller holds link.mutex); stamps the objects it names.
+  void transmit(connection& link, std::uint16_t flags);
   [[nodiscard]] cl_int check_size() const;
   opcode op_;
   std::vector<const remote_object*> named_;

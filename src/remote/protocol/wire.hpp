@@ -21,7 +21,7 @@ static_assert(std::endian::native == std::endian::little,
 /// "TRPE", the first field of every handshake.
 inline constexpr std::uint32_t protocol_magic = 0x45505254;
 /// Bumped on any change to a frame's layout; client and server must agree exactly.
-inline constexpr std::uint16_t protocol_version = 1;
+inline constexpr std::uint16_t protocol_version = 2;
 /// The port troupe-deviced listens on unless told otherwise.
 inline constexpr std::uint16_t default_port = 7457;
 /// Largest payload of a frame before the handshake: a handshake is a few hundred bytes.
@@ -36,6 +36,10 @@ inline constexpr std::uint32_t max_frame_payload = max_chunk + 64 * 1024;
 /// Header flag: the sender waits for a reply frame. Without it, the call is pipelined and a
 /// failure is kept as the connection's deferred error.
 inline constexpr std::uint16_t flag_reply = 1;
+/// Header flag, with flag_reply, on a read: the server enqueues it without waiting and replies
+/// once the read completes, serving later frames meanwhile. Its reply may come after replies
+/// to later frames; the client tells replies apart by their sequence.
+inline constexpr std::uint16_t flag_reply_on_completion = 2;
 
 /// The fixed 16-byte header in front of every frame's payload.
 struct frame_header {

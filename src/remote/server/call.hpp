@@ -23,6 +23,10 @@ struct call {
   std::vector<std::byte> reply_data;
   /// References to every object the request names, so none goes away while it is served.
   std::vector<object_ref> held;
+  /// The request may be answered once its command completes (flag_reply_on_completion): a
+  /// read that does so enqueues without waiting and leaves its event here (one reference).
+  bool reply_on_completion = false;
+  cl_event completion = nullptr;
 
   /// The handle named by the next id in the request.
   template <class Handle>
@@ -73,6 +77,16 @@ class command {
   void register_failed_event(cl_int status);
   /// Keeps `bytes` alive until the command completes (its event must exist).
   void keep_until_complete(std::vector<std::byte>&& bytes);
+  /// Reads: blocking unless the reply may wait for completion (flag_reply_on_completion).
+  [[nodiscard]] cl_bool blocking_read() const {
+    return call_.reply_on_completion ? CL_FALSE : CL_TRUE;
+  }
+  /// After a read was enqueued: a non-blocking one leaves its event for the reply to wait on.
+  void finish_read() {
+    if (!call_.reply_on_completion) return;
+    clRetainEvent(event_);
+    call_.completion = event_;
+  }
 
   command(const command&) = delete;
   command& operator=(const command&) = delete;

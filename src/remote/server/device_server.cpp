@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "remote/server/call.hpp"
+#include "remote/server/completion_replies.hpp"
 
 namespace troupe::remote::server {
 
@@ -307,10 +308,20 @@ void device_server::serve_requests(stream_socket& socket, std::shared_ptr<sessio
   socket.set_spin(std::chrono::microseconds(options_.spin_us));
   std::vector<std::byte> payload;
   cl_int deferred = CL_SUCCESS;
+  std::mutex send_mutex;  // this thread's replies and those sent on completion
+  completion_replies later(socket, send_mutex, *joined);
   while (true) {
     frame_header header = socket.receive_frame(payload, max_frame_payload);
     auto op = static_cast<opcode>(header.opcode);
-    call c{*joined, reader(payload), writer{}, payload, {}, {}};
+    const bool wants_reply = (header.flags & flag_reply) != 0;
+    call c{*joined,
+           reader(payload),
+           writer{},
+           payload,
+           {},
+           {},
+           wants_reply && (header.flags & flag_reply_on_completion) != 0,
+           nullptr};
     cl_int status = CL_SUCCESS;
     std::string message;
     try {
@@ -322,13 +333,31 @@ void device_server::serve_requests(stream_socket& socket, std::shared_ptr<sessio
     } catch (const std::bad_alloc&) {
       status = CL_OUT_OF_HOST_MEMORY;
       message = std::string("out of host memory serving ") + to_string(op);
+    } catch (const decode_error&) {
+      // Only expect_end() throws after a read enqueued: the device still writes its bytes.
+      if (c.completion != nullptr) {
+        joined->hold_until_complete(c.completion, std::move(c.reply_data));
+        clReleaseEvent(c.completion);
+      }
+      throw;
     }
     joined->processed(index, header.sequence);
+    if (c.completion != nullptr) {
+      if (status == CL_SUCCESS) {
+        // Answered by `later` once the read is over; this thread serves the next frame.
+        std::span<const std::byte> fields = c.out.head();
+        later.add(c.completion, op, header.sequence, {fields.begin(), fields.end()},
+                  std::move(c.reply_data));
+        continue;
+      }
+      joined->hold_until_complete(c.completion, std::move(c.reply_data));
+      clReleaseEvent(c.completion);
+    }
     if (status != CL_SUCCESS) {
       log(log_level::debug,
           std::string(to_string(op)) + " failed (" + std::to_string(status) + "): " + message);
     }
-    if ((header.flags & flag_reply) == 0) {
+    if (!wants_reply) {
       if (deferred == CL_SUCCESS) deferred = status;
       continue;
     }
@@ -341,6 +370,7 @@ void device_server::serve_requests(stream_socket& socket, std::shared_ptr<sessio
     } else if (op == opcode::create_program_with_binary || op == opcode::link_program) {
       reply.put_raw(c.out.head());  // per-binary status / whether a program exists
     }
+    std::lock_guard lock(send_mutex);
     socket.send_frame(
         static_cast<opcode>(header.opcode | static_cast<std::uint16_t>(opcode::reply)), 0,
         header.sequence, reply);

@@ -176,9 +176,10 @@ void run_command(opcode op, call& c, command& cmd) {
       if (size > max_chunk) throw cl_failure{CL_INVALID_VALUE, "read over one chunk"};
       c.reply_data.resize(size);
       cmd.finish(
-          clEnqueueReadBuffer(cmd.queue(), buffer, CL_TRUE, offset, size, c.reply_data.data(),
-                              cmd.wait_count(), cmd.wait_list(), cmd.event()),
+          clEnqueueReadBuffer(cmd.queue(), buffer, cmd.blocking_read(), offset, size,
+                              c.reply_data.data(), cmd.wait_count(), cmd.wait_list(), cmd.event()),
           "clEnqueueReadBuffer");
+      cmd.finish_read();
       c.out.put<std::uint64_t>(size);
       return;
     }
@@ -205,11 +206,12 @@ void run_command(opcode op, call& c, command& cmd) {
       c.reply_data.resize(size);
       triple host_origin{0, 0, 0};
       // Packed on the host side: the client scatters rows into its own pitches.
-      cmd.finish(clEnqueueReadBufferRect(cmd.queue(), buffer, CL_TRUE, origin.data(),
+      cmd.finish(clEnqueueReadBufferRect(cmd.queue(), buffer, cmd.blocking_read(), origin.data(),
                                          host_origin.data(), region.data(), row_pitch, slice_pitch,
                                          region[0], region[0] * region[1], c.reply_data.data(),
                                          cmd.wait_count(), cmd.wait_list(), cmd.event()),
                  "clEnqueueReadBufferRect");
+      cmd.finish_read();
       c.out.put<std::uint64_t>(size);
       return;
     }
@@ -280,10 +282,11 @@ void run_command(opcode op, call& c, command& cmd) {
       if (size > max_chunk) throw cl_failure{CL_INVALID_VALUE, "image read over one chunk"};
       c.reply_data.resize(size);
       cmd.finish(
-          clEnqueueReadImage(cmd.queue(), image, CL_TRUE, origin.data(), region.data(),
+          clEnqueueReadImage(cmd.queue(), image, cmd.blocking_read(), origin.data(), region.data(),
                              region[0] * element, image_slice_pitch(region, element),
                              c.reply_data.data(), cmd.wait_count(), cmd.wait_list(), cmd.event()),
           "clEnqueueReadImage");
+      cmd.finish_read();
       c.out.put<std::uint64_t>(size);
       return;
     }

@@ -12,7 +12,8 @@
 // session and every object of it are freed, and no server thread still works on its behalf.
 // Checks (a failure aborts, which libFuzzer reports as a crash, with the input):
 //   - every reply is a well-formed reply frame answering the next reply-flagged request frame of
-//     the input, in order (replies may stop early: a malformed frame closes the connection);
+//     the input, in order (replies may stop early: a malformed frame closes the connection),
+//     except that a read flagged flag_reply_on_completion may be answered at any later point;
 //   - the first connection of a session carries nothing but event_callback notifications;
 //   - once the client is gone, its session and every connection thread are gone too.
 // Inputs that only ask for a lot of work (huge buffers, images or launches) are skipped: they
@@ -429,11 +430,18 @@ void fuzz_requests(server::device_server& server, std::span<const std::byte> byt
 
   // The request connection: attach, its welcome, then the input.
   client_socket requests(server.port());
-  std::size_t next_reply = 0;
   std::vector<const request_frame*> awaited;  // the input's reply-flagged frames, in order
   for (const auto& request : frames) {
     if ((request.header.flags & flag_reply) != 0) awaited.push_back(&request);
   }
+  std::vector<bool> answered(awaited.size(), false);
+  // Reads answered once they complete: their replies may come after those of later frames.
+  auto on_completion = [](const frame_header& asked) {
+    auto op = static_cast<opcode>(asked.opcode);
+    return (asked.flags & flag_reply_on_completion) != 0 &&
+           (op == opcode::read_buffer || op == opcode::read_buffer_rect ||
+            op == opcode::read_image);
+  };
   bool attached = false;
   frame_stream replies([&](const frame_header& header, std::span<const std::byte> prefix) {
     auto reply = parse_reply(header, prefix);
@@ -445,11 +453,24 @@ void fuzz_requests(server::device_server& server, std::span<const std::byte> byt
       attached = true;
       return;
     }
-    if (next_reply >= awaited.size()) {
+    // Due: the first unanswered frame answered in order, or any unanswered read answered on
+    // completion before it.
+    std::size_t due = awaited.size();
+    for (std::size_t i = 0; i < awaited.size(); ++i) {
+      if (answered[i]) continue;
+      const frame_header& candidate = awaited[i]->header;
+      bool matches = header.sequence == candidate.sequence;
+      if (matches || !on_completion(candidate)) {
+        due = i;
+        break;
+      }
+    }
+    if (due == awaited.size()) {
       fail("reply " + std::to_string(header.opcode) + " (sequence " +
            std::to_string(header.sequence) + ") answers no reply-flagged request");
     }
-    const frame_header& asked = awaited[next_reply++]->header;
+    answered[due] = true;
+    const frame_header& asked = awaited[due]->header;
     if (header.opcode != (asked.opcode | reply_bit) || header.sequence != asked.sequence ||
         header.flags != 0 || header.reserved != 0) {
       fail("reply " + std::to_string(header.opcode) + " (sequence " +

@@ -38,8 +38,9 @@ Q_PROGRAM_BUILD, Q_KERNEL, Q_KERNEL_WORK_GROUP, Q_KERNEL_ARG, Q_EVENT, Q_EVENT_P
 ARG_BYTES, ARG_MEM, ARG_SAMPLER = 0, 1, 2
 
 FLAG_REPLY = 1
+FLAG_REPLY_ON_COMPLETION = 2
 MAGIC = 0x45505254
-VERSION = 1
+VERSION = 2
 
 # OpenCL values (CL/cl.h).
 CL_PLATFORM_VERSION, CL_PLATFORM_NAME = 0x0901, 0x0902
@@ -99,11 +100,13 @@ class frames:
         self.data = bytearray(u8(mode))
         self.sequence = 0
 
-    def add(self, op, payload=b"", reply=True, sequence=None):
+    def add(self, op, payload=b"", reply=True, sequence=None, on_completion=False):
         if sequence is None:
             self.sequence += 1
             sequence = self.sequence
         flags = FLAG_REPLY if reply else 0
+        if on_completion:
+            flags |= FLAG_REPLY_ON_COMPLETION
         self.data += struct.pack("<IHHII", len(payload), op, flags, sequence, 0) + payload
         return self
 
@@ -409,6 +412,30 @@ def seeds():
     f.add(MARKER, command(wait=[USER_EVENT], event=EVENT), reply=False)
     f.add(WAIT_FOR_EVENTS, ids([EVENT]))
     s["wait_forever"] = f
+    # Reads answered on completion: one behind a user event set later, one that fails at
+    # once, a rect and an image read; their replies may overtake or follow the others.
+    f = with_buffers(frames())
+    f.add(CREATE_USER_EVENT, u64(USER_EVENT) + u64(CONTEXT))
+    f.add(READ_BUFFER, command(wait=[USER_EVENT], event=EVENT) + u64(BUFFER) + u64(0) + u64(64),
+          on_completion=True)
+    f.add(READ_BUFFER, command() + u64(BUFFER) + u64(1 << 40) + u64(8), on_completion=True)
+    f.add(GET_INFO, info(Q_EVENT, CL_EVENT_COMMAND_EXECUTION_STATUS, EVENT))
+    f.add(SET_USER_EVENT_STATUS, u64(USER_EVENT) + i32(0))
+    f.add(READ_BUFFER_RECT, command() + u64(BUFFER) + triple(0, 0, 0) + triple(4, 2, 1) + u64(8)
+          + u64(64), on_completion=True)
+    f.add(FINISH, u64(QUEUE))
+    s["reads_on_completion"] = f
+    f = with_images(frames())
+    f.add(READ_IMAGE, command() + u64(IMAGE) + triple(0, 0, 0) + triple(4, 4, 1),
+          on_completion=True)
+    f.add(FINISH, u64(QUEUE))
+    s["image_read_on_completion"] = f
+    # Never set: the session's end fails the user event, and the read's reply is dropped.
+    f = with_buffers(frames())
+    f.add(CREATE_USER_EVENT, u64(USER_EVENT) + u64(CONTEXT))
+    f.add(READ_BUFFER, command(wait=[USER_EVENT]) + u64(BUFFER) + u64(0) + u64(64),
+          on_completion=True)
+    s["read_on_completion_never_due"] = f
 
     # Handshakes (mode 1): the frames are a connection's first bytes.
     hello = u32(MAGIC) + u16(VERSION) + text("")

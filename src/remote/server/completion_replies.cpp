@@ -1,0 +1,153 @@
+#include "remote/server/completion_replies.hpp"
+
+#include <chrono>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "remote/server/session.hpp"
+
+namespace troupe::remote::server {
+
+namespace {
+
+// OpenCL calls back with a number, not a pointer: the callback may come after the connection
+// (and its completion_replies) is gone, or never (PoCL calls none for a failed command).
+struct token_registry {
+  std::mutex mutex;
+  std::unordered_map<std::uint64_t, completion_replies*> entries;
+  std::uint64_t next = 1;
+};
+token_registry& tokens() {
+  static token_registry registry;
+  return registry;
+}
+
+void CL_CALLBACK on_complete(cl_event, cl_int, void* user_data) {
+  auto& registry = tokens();
+  std::lock_guard lock(registry.mutex);  // held while waking: the replies cannot go meanwhile
+  auto found = registry.entries.find(reinterpret_cast<std::uintptr_t>(user_data));
+  if (found == registry.entries.end()) return;
+  found->second->wake();
+  registry.entries.erase(found);
+}
+
+void forget_token(std::uint64_t token) {
+  auto& registry = tokens();
+  std::lock_guard lock(registry.mutex);
+  registry.entries.erase(token);
+}
+
+cl_int execution_status(cl_event event) {
+  cl_int status = CL_QUEUED;
+  cl_int queried =
+      clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+  return queried == CL_SUCCESS ? status : queried;
+}
+
+// Without a callback (a failed command), the thread still notices within this.
+constexpr auto poll_interval = std::chrono::milliseconds(10);
+
+}  // namespace
+
+completion_replies::completion_replies(stream_socket& socket, std::mutex& send_mutex,
+                                       session& owner)
+    : socket_(socket), send_mutex_(send_mutex), owner_(owner) {}
+
+completion_replies::~completion_replies() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  for (auto& left : waiting_) {
+    forget_token(left.token);
+    owner_.hold_until_complete(left.event, std::move(left.data));
+    clReleaseEvent(left.event);
+  }
+}
+
+void completion_replies::add(cl_event event, opcode op, std::uint32_t sequence,
+                             std::vector<std::byte> fields, std::vector<std::byte> data) {
+  std::uint64_t token = 0;
+  {
+    auto& registry = tokens();
+    std::lock_guard lock(registry.mutex);
+    token = registry.next++;
+    registry.entries.emplace(token, this);
+  }
+  {
+    std::lock_guard lock(mutex_);
+    waiting_.push_back({event, op, sequence, std::move(fields), std::move(data), token});
+    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+  }
+  // Outside the lock: an event already complete calls back at once, on this thread.
+  if (clSetEventCallback(event, CL_COMPLETE, on_complete,
+                         reinterpret_cast<void*>(static_cast<std::uintptr_t>(token))) !=
+      CL_SUCCESS) {
+    forget_token(token);  // the poll finds it instead
+  }
+  wake();
+}
+
+void completion_replies::wake() {
+  {
+    std::lock_guard lock(mutex_);
+    woken_ = true;
+  }
+  changed_.notify_all();
+}
+
+void completion_replies::run() {
+  std::unique_lock lock(mutex_);
+  while (true) {
+    auto ready = [&] { return stopping_ || woken_; };
+    if (waiting_.empty()) {
+      changed_.wait(lock, ready);
+    } else {
+      changed_.wait_for(lock, poll_interval, ready);
+    }
+    if (stopping_) return;
+    woken_ = false;
+    std::vector<std::pair<waiting, cl_int>> over;
+    std::erase_if(waiting_, [&](waiting& entry) {
+      cl_int status = execution_status(entry.event);
+      if (status > CL_COMPLETE) return false;
+      over.emplace_back(std::move(entry), status);
+      return true;
+    });
+    if (over.empty()) continue;
+    lock.unlock();
+    for (auto& [entry, status] : over) {
+      forget_token(entry.token);
+      send(entry, status);
+      clReleaseEvent(entry.event);
+    }
+    lock.lock();
+  }
+}
+
+void completion_replies::send(const waiting& over, cl_int status) {
+  if (broken_) return;
+  writer reply;
+  if (status == CL_COMPLETE) {
+    reply.put<std::int32_t>(CL_SUCCESS).put<std::int32_t>(CL_SUCCESS).put_string("");
+    reply.put_raw(over.fields);
+    reply.set_tail(over.data.data(), over.data.size());
+  } else {
+    reply.put<std::int32_t>(status).put<std::int32_t>(CL_SUCCESS);
+    reply.put_string(std::string(to_string(over.op)) + " failed on the device (execution status " +
+                     std::to_string(status) + ")");
+  }
+  try {
+    std::lock_guard lock(send_mutex_);
+    socket_.send_frame(static_cast<opcode>(static_cast<std::uint16_t>(over.op) |
+                                           static_cast<std::uint16_t>(opcode::reply)),
+                       0, over.sequence, reply);
+  } catch (const std::exception&) {
+    broken_ = true;  // the connection's own thread notices the loss and ends
+  }
+}
+
+}  // namespace troupe::remote::server
