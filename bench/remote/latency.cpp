@@ -1,8 +1,10 @@
-// launch_latency, finish_latency and enqueue_cost: what one small call costs. Through troupe's
-// ICD a blocking call is a round trip to the server, while a non-blocking enqueue is sent
-// without waiting for an answer (pipelined); enqueue_cost against finish_latency shows that.
+// launch_latency, finish_latency, enqueue_cost and launch_read_cost: what one small call costs.
+// Through troupe's ICD a blocking call is a round trip to the server, while a non-blocking
+// enqueue, a read included, is sent without waiting for an answer (pipelined); enqueue_cost and
+// launch_read_cost against finish_latency show that.
 #include <cstdio>
 #include <memory>
+#include <vector>
 
 #include "remote/kernels.hpp"
 #include "remote/remote_bench.hpp"
@@ -38,6 +40,13 @@ struct ticker {
 
   void finish() const { opencl::check(clFinish(side.queue()), "clFinish"); }
 
+  // A non-blocking read of the counter into `into`.
+  void read_into(cl_int& into) const {
+    opencl::check(clEnqueueReadBuffer(side.queue(), counter.get(), CL_FALSE, 0, sizeof into, &into,
+                                      0, nullptr, nullptr),
+                  "clEnqueueReadBuffer");
+  }
+
   // Empty when the counter reads `launches`.
   std::string counted(int launches) const {
     cl_int value = -1;
@@ -52,6 +61,7 @@ struct ticker {
 enum class measure {
   launch_finish,  // clEnqueueNDRangeKernel + clFinish, `calls` times
   enqueue_only,   // clEnqueueNDRangeKernel alone, `calls` times; clFinish untimed, in the check
+  launch_read,    // clEnqueueNDRangeKernel + a non-blocking read of the counter, `calls` times
   finish_only,    // clFinish on an empty queue, `calls` times
 };
 
@@ -83,6 +93,32 @@ device_variant variant(endpoint& side, measure what, int calls) {
           return state->counted(calls);
         };
         break;
+      case measure::launch_read: {
+        // Read i must see the counter after launch i: the in-order queue, the reads' bytes.
+        auto seen = std::make_shared<std::vector<cl_int>>(calls);
+        made.prepare = [state, seen] {
+          state->reset();
+          state->finish();
+          std::fill(seen->begin(), seen->end(), -1);
+        };
+        made.run = [state, seen, calls] {
+          for (int call = 0; call < calls; ++call) {
+            state->launch();
+            state->read_into((*seen)[call]);
+          }
+        };
+        made.check = [state, seen, calls]() -> std::string {
+          state->finish();
+          for (int call = 0; call < calls; ++call) {
+            if ((*seen)[call] != call + 1) {
+              return "read " + std::to_string(call) + " saw " + std::to_string((*seen)[call]) +
+                     ", expected " + std::to_string(call + 1);
+            }
+          }
+          return {};
+        };
+        break;
+      }
       case measure::finish_only:
         // Every clFinish is checked for CL_SUCCESS (a failure throws); nothing else to check.
         made.prepare = [state] { state->finish(); };
@@ -121,28 +157,37 @@ void run_latency(device_bench& bench, setup& under_test) {
         "counter, so that every launch is checked) + clFinish, per launch\n");
     compare(bench, under_test, "launch_latency", "launches", measure::launch_finish);
   }
-  // enqueue_cost and finish_latency go together: the summary compares them.
-  std::vector<measurement> enqueues, finishes;
+  // enqueue_cost, launch_read_cost and finish_latency go together: the summary compares them.
+  std::vector<measurement> enqueues, launch_reads, finishes;
   if (bench.selected("enqueue_cost")) {
     std::printf(
         "enqueue_cost: host time of one non-blocking clEnqueueNDRangeKernel (the same kernel), "
         "per call, no clFinish in the timed part\n");
     enqueues = compare(bench, under_test, "enqueue_cost", "enqueues", measure::enqueue_only);
   }
+  if (bench.selected("launch_read_cost")) {
+    std::printf(
+        "launch_read_cost: host time of one non-blocking clEnqueueNDRangeKernel and one "
+        "non-blocking clEnqueueReadBuffer of the 4-byte counter, per pair, no clFinish in the "
+        "timed part (each read is checked to see its own launch)\n");
+    launch_reads = compare(bench, under_test, "launch_read_cost", "pairs", measure::launch_read);
+  }
   if (bench.selected("finish_latency")) {
     std::printf("finish_latency: clFinish on an empty queue (a blocking round trip), per call\n");
     finishes = compare(bench, under_test, "finish_latency", "calls", measure::finish_only);
   }
-  if (enqueues.empty() || finishes.empty()) return;
-  std::printf("non-blocking enqueue against a blocking round trip (medians per call):\n");
+  if (finishes.empty() || (enqueues.empty() && launch_reads.empty())) return;
+  std::printf("non-blocking enqueues against a blocking round trip (medians per call):\n");
   for (std::size_t index = 0; index < 2; ++index) {
-    const double enqueue = median_or_zero(enqueues, index);
     const double finish = median_or_zero(finishes, index);
-    if (enqueue <= 0 || finish <= 0) continue;
-    std::printf(
-        "  %-7s clEnqueueNDRangeKernel %9.3g us   clFinish (empty queue) %9.3g us   "
-        "enqueue/finish %.3g\n",
-        enqueues[index].variant.c_str(), enqueue * 1e6, finish * 1e6, enqueue / finish);
+    if (finish <= 0) continue;
+    for (auto [measured, what] : {std::pair{&enqueues, "launch"}, {&launch_reads, "launch+read"}}) {
+      const double enqueue = median_or_zero(*measured, index);
+      if (enqueue <= 0) continue;
+      std::printf("  %-7s %-12s %9.3g us   clFinish (empty queue) %9.3g us   ratio %.3g\n",
+                  finishes[index].variant.c_str(), what, enqueue * 1e6, finish * 1e6,
+                  enqueue / finish);
+    }
   }
   std::printf("\n");
 }

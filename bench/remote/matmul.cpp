@@ -115,8 +115,7 @@ class part {
     opencl::check(clEnqueueNDRangeKernel(queue, kernel_.get(), 2, nullptr, global, local, 0,
                                          nullptr, nullptr),
                   "clEnqueueNDRangeKernel");
-    // A non-blocking read of a remote part is a blocking one all the same: troupe's ICD waits for
-    // every read's bytes.
+    // Non-blocking, the read of a remote part is pipelined too: its bytes land at clFinish.
     opencl::check(clEnqueueReadBuffer(queue, c_.get(), blocking_read ? CL_TRUE : CL_FALSE, 0,
                                       rows_ * n_ * sizeof(float), c.data() + first_ * n_, 0,
                                       nullptr, nullptr),
@@ -132,9 +131,9 @@ class part {
   opencl::memory a_, b_, c_;
 };
 
-// A request on one part ends with a blocking read. Spread over parts, each part but the last is
-// enqueued and flushed in turn, so the local part (the first) computes while the remote part's
-// read waits, and then every queue is finished.
+// A request on one part ends with a blocking read. Spread over parts, each part is enqueued
+// with a non-blocking read (and flushed, but for the last), then every queue is finished: the
+// parts compute at once.
 struct request {
   std::shared_ptr<const problem> inputs;
   std::vector<float> c;
