@@ -328,8 +328,13 @@ class shared_future : public detail::future_base<T> {
   template <class F>
   auto then_impl(detail::intrusive_ptr<executor> ex, F&& f) const {
     constexpr bool takes_shared = std::is_invocable_v<F, shared_future<T>>;
-    constexpr bool takes_value =
-        std::is_void_v<T> ? std::is_invocable_v<F> : std::is_invocable_v<F, const T&>;
+    constexpr bool takes_value = [] {
+      if constexpr (std::is_void_v<T>) {
+        return std::is_invocable_v<F>;
+      } else {
+        return std::is_invocable_v<F, const T&>;
+      }
+    }();
     static_assert(takes_shared || takes_value,
                   "shared_future<T>::then: the continuation must be callable with "
                   "shared_future<T>, or with const T& (with nothing for void)");

@@ -127,6 +127,13 @@ class actor_system {
     }
   }
 
+  /// Spawns a kernel actor. Defined by the kernel layer (troupe::spawn_kernel_in): include
+  /// "troupe/kernel.hpp" and link troupe::kernel.
+  template <class... Args>
+  actor spawn_kernel(Args&&... args) {
+    return spawn_kernel_in(*this, std::forward<Args>(args)...);
+  }
+
   // -- internals ------------------------------------------------------------
 
   detail::scheduler& scheduler() noexcept { return *scheduler_; }

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+
+#include "troupe/async/future.hpp"
+#include "troupe/device/device.hpp"
+#include "troupe/device/device_queue.hpp"
+#include "troupe/device/program.hpp"
+
+namespace troupe::kernel::detail {
+
+/// One device of a kernel actor: its own in-order queue there, the program built for it, and
+/// what the throughput policy knows of its speed.
+struct device_slot {
+  device dev;
+  device_queue queue;
+  shared_future<program> prog;
+  /// Measured seconds per work item (a moving average; 0 until the first request finished) and
+  /// the work items sent there and not finished; guarded by the actor's speed mutex.
+  double seconds_per_item = 0;
+  std::size_t pending_items = 0;
+  /// When the last request there finished: a request queued behind it ran only from then on.
+  std::chrono::steady_clock::time_point last_finish{};
+};
+
+}  // namespace troupe::kernel::detail
