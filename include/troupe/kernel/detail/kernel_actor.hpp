@@ -415,15 +415,17 @@ class kernel_actor final : public kernel_actor_base {
       }
     };
     const bool all_ready = std::apply([](auto&... f) { return (f.is_ready() && ...); }, results);
-    if (all_ready) {
-      deliver(results);
-      return;
+    if constexpr (sizeof...(Futures) > 0) {
+      if (!all_ready) {
+        std::apply([](auto&&... f) { return when_all(std::move(f)...); }, std::move(results))
+            .then(inline_execution, [deliver](future<std::tuple<Futures...>> all) mutable {
+              auto ready = all.get();
+              deliver(ready);
+            });
+        return;
+      }
     }
-    std::apply([](auto&&... f) { return when_all(std::move(f)...); }, std::move(results))
-        .then(inline_execution, [deliver](future<std::tuple<Futures...>> all) mutable {
-          auto ready = all.get();
-          deliver(ready);
-        });
+    deliver(results);
   }
 
   void finish(output_tuple values, response_promise& promise) {
