@@ -31,7 +31,8 @@ kernel_actor_base::kernel_actor_base(actor_system& system, std::string kernel_na
       policy_(devices.policy) {
   for (std::size_t i = 0; i < devices.devices.size(); ++i) {
     const device& dev = devices.devices[i];
-    slots_.push_back({dev, dev.make_queue(), std::move(programs[i]), 0, 0, {}});
+    // The queue comes with the first request: spawning many actors costs no queues.
+    slots_.push_back({dev, {}, std::move(programs[i]), 0, 0, {}});
   }
 }
 
@@ -104,6 +105,7 @@ device_slot& kernel_actor_base::pick_slot(const std::optional<device>& home,
       }
     }
   }
+  if (!chosen->queue.valid()) chosen->queue = chosen->dev.make_queue();
   std::lock_guard lock(speed_mutex_);
   chosen->pending_items += work_items;
   return *chosen;

@@ -10,8 +10,8 @@
 
 namespace troupe::kernel::detail {
 
-/// One device of a kernel actor: its own in-order queue there, the program built for it, and
-/// what the throughput policy knows of its speed.
+/// One device of a kernel actor: its own in-order queue there (made with the first request),
+/// the program built for it, and what the throughput policy knows of its speed.
 struct device_slot {
   device dev;
   device_queue queue;

@@ -1,0 +1,335 @@
+// bench-kernel: the evaluation of the CAF OpenCL actors paper, troupe's kernel actors side by
+// side with raw OpenCL and the raw CUDA driver API in one process, on every device present
+// (BENCHMARKS.md):
+//   matmul_request   one N x N multiply request against the same raw calls
+//   matmul_iterated  multiplies one after the other: the actor sends the next on the response,
+//                    the native side starts it from the completion of the one before
+//   empty_stage      pipelines of 1 and 20 stages of an empty kernel on device memory, against
+//                    the same launches enqueued directly
+//   spawn            N kernel actors against N ordinary actors
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "kernel/kernel_bench.hpp"
+
+namespace troupe::bench::kernel_bench {
+
+std::unique_ptr<native_side> open_opencl_side(std::size_t ordinal, std::string& why);
+#ifdef TROUPE_BENCH_HAS_CUDA
+std::unique_ptr<native_side> open_cuda_side(int ordinal, std::string& why);
+#endif
+
+namespace {
+
+using namespace troupe::kernel;
+
+constexpr std::string_view suite = "kernel";
+
+struct target {
+  troupe::device device;
+  std::unique_ptr<native_side> native;
+  std::string native_missing;
+  device_label label() const {
+    return {std::string(troupe::to_string(device.backend())), device.name()};
+  }
+  bool gpu() const { return device.info().type == troupe::device_type::gpu; }
+};
+
+std::vector<target> find_targets(troupe::actor_system& system, bool gpus_only) {
+  std::vector<target> targets;
+  std::size_t opencl_ordinal = 0, cuda_ordinal = 0;
+  for (const auto& dev : system.devices()) {
+    target found{dev, nullptr, {}};
+    if (dev.backend() == troupe::backend::opencl) {
+      found.native = open_opencl_side(opencl_ordinal++, found.native_missing);
+    } else {
+#ifdef TROUPE_BENCH_HAS_CUDA
+      found.native = open_cuda_side(static_cast<int>(cuda_ordinal++), found.native_missing);
+#else
+      found.native_missing = "built without CUDA's headers";
+#endif
+    }
+    if (gpus_only && !found.gpu()) continue;
+    targets.push_back(std::move(found));
+  }
+  std::cout << "devices:\n";
+  for (const auto& each : targets) {
+    std::cout << "  " << each.label().backend << ": " << each.device.name()
+              << ", native side: " << (each.native ? "yes" : "none, " + each.native_missing)
+              << "\n";
+  }
+  std::cout << std::endl;
+  return targets;
+}
+
+/// The nd_range of an N x N multiply: 16 x 16 blocks on CUDA (as the native side launches),
+/// the driver's choice on OpenCL (N need not be a multiple of a work-group size there).
+nd_range multiply_range(const troupe::device& dev, std::size_t n) {
+  if (dev.backend() == troupe::backend::cuda) return nd_range{{n, n}, {16, 16}};
+  return nd_range{{n, n}};
+}
+
+actor spawn_multiply(actor_system& system, const troupe::device& dev, std::size_t n) {
+  return system.spawn_kernel(matmul_source, "m_mult", multiply_range(dev, n), on(dev), in<float>{},
+                             in<float>{}, out<float>{}, priv<unsigned>{static_cast<unsigned>(n)});
+}
+
+void run_matmul_request(device_bench& bench, actor_system& system,
+                        const std::vector<target>& targets) {
+  if (!bench.selected("matmul_request")) return;
+  for (const auto& under_test : targets) {
+    std::vector<std::size_t> sizes = under_test.gpu()
+                                         ? std::vector<std::size_t>{1000, 2000, 4000, 8000, 12000}
+                                         : std::vector<std::size_t>{250, 500, 1000};
+    if (bench.quick()) sizes = {64, 128};
+    for (std::size_t n : sizes) {
+      auto a = std::make_shared<const std::vector<float>>(matrix(n, 5));
+      auto b = std::make_shared<const std::vector<float>>(matrix(n, 3));
+      comparison rows{.benchmark = "matmul_request",
+                      .parameters = "N=" + std::to_string(n),
+                      .device = under_test.label(),
+                      .metric = "GFLOP/s",
+                      .units_per_run = 2e-9 * std::pow(static_cast<double>(n), 3)};
+      rows.variants.push_back(guarded("troupe", [&] {
+        struct state {
+          actor multiply;
+          std::vector<float> a, b, c;
+        };
+        auto run = std::make_shared<state>(
+            state{spawn_multiply(system, under_test.device, n), {}, {}, {}});
+        device_variant variant;
+        // The inputs are copied into fresh vectors before each run, untimed, and moved into the
+        // request: the native side reads them from where they are.
+        variant.prepare = [run, a, b] {
+          run->a = *a;
+          run->b = *b;
+          run->c.clear();
+        };
+        variant.run = [run] {
+          run->c = request<std::vector<float>>(run->multiply, std::move(run->a), std::move(run->b))
+                       .get();
+        };
+        variant.check = [run, a, b, n] {
+          if (run->c.size() != n * n) return std::string{"wrong result size"};
+          return check_product(*a, *b, run->c.data(), n);
+        };
+        return variant;
+      }));
+      if (under_test.native) {
+        rows.variants.push_back(under_test.native->matmul_request(a, b, n));
+        rows.ratios.emplace_back("troupe", rows.variants.back().name);
+      }
+      bench.compare(rows);
+    }
+  }
+}
+
+void run_matmul_iterated(device_bench& bench, actor_system& system,
+                         const std::vector<target>& targets) {
+  if (!bench.selected("matmul_iterated")) return;
+  for (const auto& under_test : targets) {
+    const std::size_t n = bench.quick() ? 64 : under_test.gpu() ? 1000 : 128;
+    const int iterations = bench.quick() ? 10 : under_test.gpu() ? 1000 : 100;
+    auto a = std::make_shared<const std::vector<float>>(matrix(n, 5));
+    auto b = std::make_shared<const std::vector<float>>(matrix(n, 3));
+    comparison rows{
+        .benchmark = "matmul_iterated",
+        .parameters = "N=" + std::to_string(n) + ";iterations=" + std::to_string(iterations),
+        .device = under_test.label(),
+        .operations = static_cast<double>(iterations)};
+    rows.variants.push_back(guarded("troupe", [&] {
+      // a and b stay on the device (mem_refs); each multiply reads c back. A driver actor sends
+      // the next request when the response of the one before arrives.
+      const auto& dev = under_test.device;
+      auto upload = [&](const std::vector<float>& values) {
+        auto memory = dev.allocate<float>(values.size());
+        auto written = memory.write(std::span<const float>{values}).share();
+        return mem_ref<float>{memory, values.size(), written, access::read_only};
+      };
+      auto ma = upload(*a), mb = upload(*b);
+      auto multiply = system.spawn_kernel(matmul_source, "m_mult", multiply_range(dev, n), on(dev),
+                                          in<float, ref>{}, in<float, ref>{}, out<float>{},
+                                          priv<unsigned>{static_cast<unsigned>(n)});
+      auto driver = system.spawn([multiply, ma, mb](event_based_actor* self) {
+        return behavior{[=](int count) {
+          auto promise = self->make_response_promise();
+          auto left = std::make_shared<int>(count);
+          auto step = std::make_shared<std::function<void()>>();
+          *step = [=] {
+            self->request(multiply, ma, mb)
+                .then(
+                    [=](std::vector<float>& c) mutable {
+                      if (--*left > 0) {
+                        (*step)();
+                      } else {
+                        auto last = std::move(c);
+                        *step = nullptr;  // ends the step's hold on itself
+                        promise.deliver(std::move(last));
+                      }
+                    },
+                    [=](troupe::error& e) mutable {
+                      *step = nullptr;
+                      promise.deliver(e);
+                    });
+          };
+          (*step)();
+          return promise;
+        }};
+      });
+      auto result = std::make_shared<std::vector<float>>();
+      device_variant variant;
+      variant.prepare = [result] { result->clear(); };
+      variant.run = [driver, result, iterations] {
+        *result = request<std::vector<float>>(driver, iterations).get();
+      };
+      variant.check = [result, a, b, n] {
+        if (result->size() != n * n) return std::string{"wrong result size"};
+        return check_product(*a, *b, result->data(), n);
+      };
+      return variant;
+    }));
+    if (under_test.native) {
+      rows.variants.push_back(under_test.native->matmul_iterated(a, b, n, iterations));
+      rows.ratios.emplace_back("troupe", rows.variants.back().name);
+    }
+    bench.compare(rows);
+  }
+}
+
+void run_empty_stage(device_bench& bench, actor_system& system,
+                     const std::vector<target>& targets) {
+  if (!bench.selected("empty_stage")) return;
+  const std::size_t count = 1024;
+  for (const auto& under_test : targets) {
+    for (int stages : {1, 20}) {
+      comparison rows{
+          .benchmark = "empty_stage",
+          .parameters = "stages=" + std::to_string(stages) + ";elements=" + std::to_string(count),
+          .device = under_test.label(),
+          .operations = static_cast<double>(stages)};
+      rows.variants.push_back(guarded("troupe", [&] {
+        const auto& dev = under_test.device;
+        actor pipeline;
+        for (int stage = 0; stage < stages; ++stage) {
+          auto next = system.spawn_kernel(empty_source, "empty", nd_range{{count}}, on(dev),
+                                          in_out<float, ref, ref>{});
+          pipeline = pipeline ? next * pipeline : next;
+        }
+        auto memory = dev.allocate<float>(count);
+        mem_ref<float> data{memory, count, memory.fill(0.0f).share()};
+        data.ready().get();
+        device_variant variant;
+        // Done when the last stage's kernel has run (its mem_ref is ready).
+        variant.run = [pipeline, data] {
+          request<mem_ref<float>>(pipeline, data).get().ready().get();
+        };
+        variant.check = [] { return std::string{}; };  // a failed stage throws in run
+        return variant;
+      }));
+      if (under_test.native) {
+        rows.variants.push_back(under_test.native->empty_stages(count, stages));
+        rows.ratios.emplace_back("troupe", rows.variants.back().name);
+      }
+      bench.compare(rows);
+    }
+  }
+}
+
+void run_spawn(device_bench& bench, actor_system& system, const std::vector<target>& targets) {
+  if (!bench.selected("spawn") || targets.empty()) return;
+  const auto& dev = targets.front().device;
+  std::vector<std::size_t> counts = bench.quick() ? std::vector<std::size_t>{1000}
+                                    : targets.front().gpu()
+                                        ? std::vector<std::size_t>{100000, 1000000}
+                                        : std::vector<std::size_t>{100000};
+  for (std::size_t count : counts) {
+    comparison rows{.benchmark = "spawn",
+                    .parameters = "actors=" + std::to_string(count),
+                    .device = targets.front().label(),
+                    .operations = static_cast<double>(count)};
+    auto kernel_actors = std::make_shared<std::vector<actor>>();
+    auto plain_actors = std::make_shared<std::vector<actor>>();
+    device_variant kernels;
+    kernels.name = "troupe-kernel";
+    kernels.prepare = [kernel_actors, count] {
+      kernel_actors->clear();
+      kernel_actors->reserve(count);
+    };
+    kernels.run = [&system, dev, kernel_actors, count] {
+      for (std::size_t i = 0; i < count; ++i) {
+        kernel_actors->push_back(system.spawn_kernel(empty_source, "empty", nd_range{{1}}, on(dev),
+                                                     in_out<float, ref, ref>{}));
+      }
+    };
+    kernels.check = [kernel_actors, count] {
+      return kernel_actors->size() == count ? std::string{} : std::string{"actors missing"};
+    };
+    device_variant plain;
+    plain.name = "troupe-actor";
+    plain.prepare = [plain_actors, count] {
+      plain_actors->clear();
+      plain_actors->reserve(count);
+    };
+    plain.run = [&system, plain_actors, count] {
+      for (std::size_t i = 0; i < count; ++i) {
+        plain_actors->push_back(system.spawn([](int x) { return x; }));
+      }
+    };
+    plain.check = [plain_actors, count] {
+      return plain_actors->size() == count ? std::string{} : std::string{"actors missing"};
+    };
+    rows.variants = {kernels, plain};
+    rows.ratios.emplace_back("troupe-kernel", "troupe-actor");
+    bench.compare(rows);
+    kernel_actors->clear();
+    plain_actors->clear();
+  }
+}
+
+}  // namespace
+}  // namespace troupe::bench::kernel_bench
+
+int main(int argc, char** argv) {
+  using namespace troupe::bench;
+  using namespace troupe::bench::kernel_bench;
+  try {
+    troupe::config config(argc, argv);
+    std::vector<std::string> arguments = config.remaining_args;
+    bool gpus_only = false;
+    std::erase_if(arguments, [&](const std::string& a) {
+      if (a != "--gpus-only") return false;
+      gpus_only = true;
+      return true;
+    });
+    std::vector<char*> pointers;
+    for (std::string& argument : arguments) pointers.push_back(argument.data());
+    options settings = parse_options(suite, static_cast<int>(pointers.size()), pointers.data());
+    if (settings.help) {
+      std::cout << usage(suite) << "  --gpus-only    leave out CPU devices (PoCL)\n";
+      return 0;
+    }
+    config.threads = static_cast<std::size_t>(settings.threads);
+    troupe::actor_system system{config};
+    auto targets = find_targets(system, gpus_only);
+    device_bench bench{settings};
+    std::cout << "bench-kernel: " << settings.threads << " threads, " << settings.warmup
+              << " warm-up + " << settings.runs << " timed runs per variant"
+              << (settings.quick ? " (quick)" : "") << ", CSV " << settings.csv.string() << "\n\n";
+    run_matmul_request(bench, system, targets);
+    run_matmul_iterated(bench, system, targets);
+    run_empty_stage(bench, system, targets);
+    run_spawn(bench, system, targets);
+    return bench.finish();
+  } catch (const usage_error& error) {
+    std::cerr << "bench-kernel: " << error.what() << "\n\n" << usage(suite);
+    return 2;
+  } catch (const std::exception& error) {
+    std::cerr << "bench-kernel: " << error.what() << std::endl;
+    return 1;
+  }
+}

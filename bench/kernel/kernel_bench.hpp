@@ -1,0 +1,52 @@
+// bench-kernel: kernel actors against the same work written with raw OpenCL and the raw CUDA
+// driver API, side by side in one process (the evaluation of the CAF OpenCL actors paper).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device/device_harness.hpp"
+#include "troupe/kernel.hpp"
+
+namespace troupe::bench::kernel_bench {
+
+/// The matrix multiply of the paper, in both languages: c = a · b, n × n floats, one work item
+/// per element of c, bounds checked (CUDA grids are rounded up to whole blocks).
+extern const troupe::kernel::source matmul_source;
+/// A kernel that does nothing with its buffer: the cost of a pipeline stage.
+extern const troupe::kernel::source empty_source;
+
+/// Small whole numbers: every product and sum is exact in float, so results compare exactly.
+std::vector<float> matrix(std::size_t n, unsigned seed);
+
+/// Empty when `c` = a · b at a sample of 64 elements (the whole product costs the CPU too much at
+/// the large sizes); else the first difference.
+std::string check_product(const std::vector<float>& a, const std::vector<float>& b, const float* c,
+                          std::size_t n);
+
+/// The same benchmarks against one API on one device.
+class native_side {
+ public:
+  virtual ~native_side() = default;
+
+  /// One request: allocate a, b and c, write a and b, launch, read c back, free: native-<api>.
+  virtual device_variant matmul_request(std::shared_ptr<const std::vector<float>> a,
+                                        std::shared_ptr<const std::vector<float>> b,
+                                        std::size_t n) = 0;
+  /// `iterations` multiplies of a and b (on the device), each reading c back; the next starts
+  /// from the completion of the one before.
+  virtual device_variant matmul_iterated(std::shared_ptr<const std::vector<float>> a,
+                                         std::shared_ptr<const std::vector<float>> b, std::size_t n,
+                                         int iterations) = 0;
+  /// `stages` launches of the empty kernel on one buffer of `count` floats, then a finish.
+  virtual device_variant empty_stages(std::size_t count, int stages) = 0;
+};
+
+/// The native side of a device (`ordinal`-th of its backend); null with `why` set when it cannot
+/// be opened.
+std::unique_ptr<native_side> open_native(const troupe::device& device, std::size_t ordinal,
+                                         std::string& why);
+
+}  // namespace troupe::bench::kernel_bench

@@ -1,0 +1,55 @@
+#include <random>
+
+#include "kernel/kernel_bench.hpp"
+
+namespace troupe::bench::kernel_bench {
+
+const troupe::kernel::source matmul_source{
+    R"(
+__kernel void m_mult(__global const float* a, __global const float* b, __global float* c,
+                     uint n) {
+  size_t x = get_global_id(0), y = get_global_id(1);
+  if (x >= n || y >= n) return;
+  float sum = 0;
+  for (uint k = 0; k < n; ++k) sum += a[y * n + k] * b[k * n + x];
+  c[y * n + x] = sum;
+}
+)",
+    R"(
+extern "C" __global__ void m_mult(const float* a, const float* b, float* c, unsigned n) {
+  unsigned x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= n || y >= n) return;
+  float sum = 0;
+  for (unsigned k = 0; k < n; ++k) sum += a[y * n + k] * b[k * n + x];
+  c[y * n + x] = sum;
+}
+)",
+    ""};
+
+const troupe::kernel::source empty_source{"__kernel void empty(__global float* x) {}\n",
+                                          "extern \"C\" __global__ void empty(float* x) {}\n", ""};
+
+std::vector<float> matrix(std::size_t n, unsigned seed) {
+  std::vector<float> values(n * n);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    values[i] = static_cast<float>((i * seed + i / n) % 7) - 3.0f;
+  }
+  return values;
+}
+
+std::string check_product(const std::vector<float>& a, const std::vector<float>& b, const float* c,
+                          std::size_t n) {
+  std::mt19937_64 random(n);
+  for (int sample = 0; sample < 64; ++sample) {
+    const std::size_t x = random() % n, y = random() % n;
+    float expected = 0;
+    for (std::size_t k = 0; k < n; ++k) expected += a[y * n + k] * b[k * n + x];
+    if (c[y * n + x] != expected) {
+      return "c[" + std::to_string(y) + "][" + std::to_string(x) + "] is " +
+             std::to_string(c[y * n + x]) + ", expected " + std::to_string(expected);
+    }
+  }
+  return {};
+}
+
+}  // namespace troupe::bench::kernel_bench

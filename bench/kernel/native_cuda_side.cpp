@@ -1,0 +1,117 @@
+// The native side of bench-kernel on CUDA: the driver API, as a program using it alone would.
+#include "device/native_cuda.hpp"
+#include "kernel/kernel_bench.hpp"
+
+namespace troupe::bench::kernel_bench {
+namespace {
+
+constexpr unsigned tile = 16;  // 16 x 16 threads per block, on both sides
+
+class cuda_side final : public native_side {
+ public:
+  explicit cuda_side(int ordinal) : device_(ordinal) {}
+
+  device_variant matmul_request(std::shared_ptr<const std::vector<float>> a,
+                                std::shared_ptr<const std::vector<float>> b,
+                                std::size_t n) override {
+    return guarded("native-cuda", [&] {
+      auto run = std::make_shared<state>(device_, matmul_source.cuda, "m_mult");
+      run->result.resize(n * n);
+      device_variant variant;
+      variant.prepare = [run] { std::fill(run->result.begin(), run->result.end(), -1.0f); };
+      variant.run = [run, a, b, n] {
+        const auto& api = cuda::functions();
+        run->owner.make_current();
+        const std::size_t bytes = n * n * sizeof(float);
+        cuda::device_memory da(run->owner, bytes), db(run->owner, bytes), dc(run->owner, bytes);
+        cuda::check(api.cuMemcpyHtoD(da.get(), a->data(), bytes), "cuMemcpyHtoD");
+        cuda::check(api.cuMemcpyHtoD(db.get(), b->data(), bytes), "cuMemcpyHtoD");
+        launch_multiply(*run, da.get(), db.get(), dc.get(), n);
+        cuda::check(api.cuMemcpyDtoH(run->result.data(), dc.get(), bytes), "cuMemcpyDtoH");
+      };
+      variant.check = [run, a, b, n] { return check_product(*a, *b, run->result.data(), n); };
+      return variant;
+    });
+  }
+
+  device_variant matmul_iterated(std::shared_ptr<const std::vector<float>> a,
+                                 std::shared_ptr<const std::vector<float>> b, std::size_t n,
+                                 int iterations) override {
+    return guarded("native-cuda", [&] {
+      // A host function may not call the driver: the next multiply starts once the copy of
+      // the one before has returned.
+      const std::size_t bytes = n * n * sizeof(float);
+      auto run = std::make_shared<state>(device_, matmul_source.cuda, "m_mult");
+      run->result.resize(n * n);
+      run->a = std::make_unique<cuda::device_memory>(run->owner, bytes);
+      run->b = std::make_unique<cuda::device_memory>(run->owner, bytes);
+      run->c = std::make_unique<cuda::device_memory>(run->owner, bytes);
+      const auto& api = cuda::functions();
+      cuda::check(api.cuMemcpyHtoD(run->a->get(), a->data(), bytes), "cuMemcpyHtoD");
+      cuda::check(api.cuMemcpyHtoD(run->b->get(), b->data(), bytes), "cuMemcpyHtoD");
+      device_variant variant;
+      variant.prepare = [run] { std::fill(run->result.begin(), run->result.end(), -1.0f); };
+      variant.run = [run, n, bytes, iterations] {
+        const auto& driver = cuda::functions();
+        run->owner.make_current();
+        for (int iteration = 0; iteration < iterations; ++iteration) {
+          launch_multiply(*run, run->a->get(), run->b->get(), run->c->get(), n);
+          cuda::check(driver.cuMemcpyDtoH(run->result.data(), run->c->get(), bytes),
+                      "cuMemcpyDtoH");
+        }
+      };
+      variant.check = [run, a, b, n] { return check_product(*a, *b, run->result.data(), n); };
+      return variant;
+    });
+  }
+
+  device_variant empty_stages(std::size_t count, int stages) override {
+    return guarded("native-cuda", [&] {
+      auto run = std::make_shared<state>(device_, empty_source.cuda, "empty");
+      run->a = std::make_unique<cuda::device_memory>(run->owner, count * sizeof(float));
+      device_variant variant;
+      variant.run = [run, count, stages] {
+        run->owner.make_current();
+        const unsigned block = 256;
+        for (int stage = 0; stage < stages; ++stage) {
+          cuda::launch(run->function, run->stream.get(), {cuda::blocks_for(count, block), 1, 1},
+                       {block, 1, 1}, run->a->get());
+        }
+        cuda::check(cuda::functions().cuStreamSynchronize(run->stream.get()),
+                    "cuStreamSynchronize");
+      };
+      variant.check = [] { return std::string{}; };  // each synchronize is checked for success
+      return variant;
+    });
+  }
+
+ private:
+  struct state {
+    state(const cuda::device& on, const std::string& source, const char* name)
+        : owner(on), code(on, source, {}), function(code.function(name)), stream(on) {}
+    const cuda::device& owner;
+    cuda::module code;
+    CUfunction function;
+    cuda::stream stream;
+    std::vector<float> result;
+    std::unique_ptr<cuda::device_memory> a, b, c;
+  };
+
+  static void launch_multiply(state& run, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c,
+                              std::size_t n) {
+    const unsigned blocks = cuda::blocks_for(n, tile);
+    cuda::launch(run.function, run.stream.get(), {blocks, blocks, 1}, {tile, tile, 1}, a, b, c,
+                 static_cast<unsigned>(n));
+  }
+
+  cuda::device device_;
+};
+
+}  // namespace
+
+std::unique_ptr<native_side> open_cuda_side(int ordinal, std::string& why) {
+  if (cuda::load(why) == nullptr) return nullptr;
+  return std::make_unique<cuda_side>(ordinal);
+}
+
+}  // namespace troupe::bench::kernel_bench

@@ -1,0 +1,163 @@
+// The native side of bench-kernel on OpenCL: what a program written against OpenCL alone does.
+#include <atomic>
+#include <future>
+
+#include "device/native_opencl.hpp"
+#include "kernel/kernel_bench.hpp"
+
+namespace troupe::bench::kernel_bench {
+namespace {
+
+class opencl_side final : public native_side {
+ public:
+  explicit opencl_side(cl_device_id id) : device_(id) {}
+
+  device_variant matmul_request(std::shared_ptr<const std::vector<float>> a,
+                                std::shared_ptr<const std::vector<float>> b,
+                                std::size_t n) override {
+    return guarded("native-opencl", [&] {
+      struct state {
+        opencl::queue queue;
+        opencl::kernel kernel;
+        std::vector<float> c;
+      };
+      auto run = std::make_shared<state>(state{device_.make_queue(),
+                                               device_.build(matmul_source.opencl, "m_mult"),
+                                               std::vector<float>(n * n)});
+      device_variant variant;
+      variant.prepare = [run] { std::fill(run->c.begin(), run->c.end(), -1.0f); };
+      variant.run = [this, run, a, b, n] {
+        const std::size_t bytes = n * n * sizeof(float);
+        auto da = device_.allocate(bytes), db = device_.allocate(bytes),
+             dc = device_.allocate(bytes);
+        cl_command_queue q = run->queue.get();
+        opencl::check(
+            clEnqueueWriteBuffer(q, da.get(), CL_FALSE, 0, bytes, a->data(), 0, nullptr, nullptr),
+            "clEnqueueWriteBuffer");
+        opencl::check(
+            clEnqueueWriteBuffer(q, db.get(), CL_FALSE, 0, bytes, b->data(), 0, nullptr, nullptr),
+            "clEnqueueWriteBuffer");
+        const cl_uint size = static_cast<cl_uint>(n);
+        opencl::set_arguments(run->kernel.get(), da.get(), db.get(), dc.get(), size);
+        const std::size_t global[2] = {n, n};
+        opencl::check(clEnqueueNDRangeKernel(q, run->kernel.get(), 2, nullptr, global, nullptr, 0,
+                                             nullptr, nullptr),
+                      "clEnqueueNDRangeKernel");
+        opencl::check(
+            clEnqueueReadBuffer(q, dc.get(), CL_TRUE, 0, bytes, run->c.data(), 0, nullptr, nullptr),
+            "clEnqueueReadBuffer");
+      };
+      variant.check = [run, a, b, n] { return check_product(*a, *b, run->c.data(), n); };
+      return variant;
+    });
+  }
+
+  device_variant matmul_iterated(std::shared_ptr<const std::vector<float>> a,
+                                 std::shared_ptr<const std::vector<float>> b, std::size_t n,
+                                 int iterations) override {
+    return guarded("native-opencl", [&] {
+      // The next multiply is enqueued from the completion callback of the one before.
+      struct state {
+        opencl::queue queue;
+        opencl::kernel kernel;
+        opencl::memory a, b, c;
+        std::vector<float> result;
+        std::size_t n;
+        std::atomic<int> left{0};
+        std::promise<void> done;
+        void step() {
+          const std::size_t global[2] = {n, n};
+          opencl::check(clEnqueueNDRangeKernel(queue.get(), kernel.get(), 2, nullptr, global,
+                                               nullptr, 0, nullptr, nullptr),
+                        "clEnqueueNDRangeKernel");
+          cl_event read = nullptr;
+          opencl::check(
+              clEnqueueReadBuffer(queue.get(), c.get(), CL_FALSE, 0, n * n * sizeof(float),
+                                  result.data(), 0, nullptr, &read),
+              "clEnqueueReadBuffer");
+          opencl::check(clSetEventCallback(read, CL_COMPLETE, &state::completed, this),
+                        "clSetEventCallback");
+          clReleaseEvent(read);
+          opencl::check(clFlush(queue.get()), "clFlush");
+        }
+        static void CL_CALLBACK completed(cl_event, cl_int, void* self) {
+          auto* run = static_cast<state*>(self);
+          if (run->left.fetch_sub(1) > 1) {
+            run->step();
+          } else {
+            run->done.set_value();
+          }
+        }
+      };
+      const std::size_t bytes = n * n * sizeof(float);
+      auto run = std::make_shared<state>();
+      run->queue = device_.make_queue();
+      run->kernel = device_.build(matmul_source.opencl, "m_mult");
+      run->a = device_.allocate(bytes);
+      run->b = device_.allocate(bytes);
+      run->c = device_.allocate(bytes);
+      run->result.resize(n * n);
+      run->n = n;
+      opencl::check(clEnqueueWriteBuffer(run->queue.get(), run->a.get(), CL_TRUE, 0, bytes,
+                                         a->data(), 0, nullptr, nullptr),
+                    "clEnqueueWriteBuffer");
+      opencl::check(clEnqueueWriteBuffer(run->queue.get(), run->b.get(), CL_TRUE, 0, bytes,
+                                         b->data(), 0, nullptr, nullptr),
+                    "clEnqueueWriteBuffer");
+      opencl::set_arguments(run->kernel.get(), run->a.get(), run->b.get(), run->c.get(),
+                            static_cast<cl_uint>(n));
+      device_variant variant;
+      variant.prepare = [run] { std::fill(run->result.begin(), run->result.end(), -1.0f); };
+      variant.run = [run, iterations] {
+        run->done = std::promise<void>{};
+        run->left = iterations;
+        run->step();
+        run->done.get_future().wait();
+      };
+      variant.check = [run, a, b, n] { return check_product(*a, *b, run->result.data(), n); };
+      return variant;
+    });
+  }
+
+  device_variant empty_stages(std::size_t count, int stages) override {
+    return guarded("native-opencl", [&] {
+      struct state {
+        opencl::queue queue;
+        opencl::kernel kernel;
+        opencl::memory data;
+      };
+      auto run = std::make_shared<state>(state{device_.make_queue(),
+                                               device_.build(empty_source.opencl, "empty"),
+                                               device_.allocate(count * sizeof(float))});
+      cl_mem data = run->data.get();
+      opencl::set_arguments(run->kernel.get(), data);
+      device_variant variant;
+      variant.run = [run, count, stages] {
+        for (int stage = 0; stage < stages; ++stage) {
+          opencl::check(clEnqueueNDRangeKernel(run->queue.get(), run->kernel.get(), 1, nullptr,
+                                               &count, nullptr, 0, nullptr, nullptr),
+                        "clEnqueueNDRangeKernel");
+        }
+        opencl::check(clFinish(run->queue.get()), "clFinish");
+      };
+      variant.check = [] { return std::string{}; };  // each clFinish is checked for success
+      return variant;
+    });
+  }
+
+ private:
+  opencl::device device_;
+};
+
+}  // namespace
+
+std::unique_ptr<native_side> open_opencl_side(std::size_t ordinal, std::string& why) {
+  auto devices = opencl::all_devices();
+  if (ordinal >= devices.size()) {
+    why = "no OpenCL device number " + std::to_string(ordinal);
+    return nullptr;
+  }
+  return std::make_unique<opencl_side>(devices[ordinal]);
+}
+
+}  // namespace troupe::bench::kernel_bench
