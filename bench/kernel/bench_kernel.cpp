@@ -67,16 +67,20 @@ std::vector<target> find_targets(troupe::actor_system& system, bool gpus_only) {
   return targets;
 }
 
-/// The nd_range of an N x N multiply: 16 x 16 blocks on CUDA (as the native side launches),
-/// the driver's choice on OpenCL (N need not be a multiple of a work-group size there).
+/// The nd_range of an N x N multiply: on CUDA whole 16 x 16 blocks covering N x N (the native
+/// side's grid; the kernel checks its bounds), on OpenCL N x N with the driver's work-groups.
 nd_range multiply_range(const troupe::device& dev, std::size_t n) {
-  if (dev.backend() == troupe::backend::cuda) return nd_range{{n, n}, {16, 16}};
+  if (dev.backend() == troupe::backend::cuda) {
+    const std::size_t covered = (n + 15) / 16 * 16;
+    return nd_range{{covered, covered}, {16, 16}};
+  }
   return nd_range{{n, n}};
 }
 
 actor spawn_multiply(actor_system& system, const troupe::device& dev, std::size_t n) {
   return system.spawn_kernel(matmul_source, "m_mult", multiply_range(dev, n), on(dev), in<float>{},
-                             in<float>{}, out<float>{}, priv<unsigned>{static_cast<unsigned>(n)});
+                             in<float>{}, out<float>{n * n},
+                             priv<unsigned>{static_cast<unsigned>(n)});
 }
 
 void run_matmul_request(device_bench& bench, actor_system& system,
@@ -153,7 +157,7 @@ void run_matmul_iterated(device_bench& bench, actor_system& system,
       };
       auto ma = upload(*a), mb = upload(*b);
       auto multiply = system.spawn_kernel(matmul_source, "m_mult", multiply_range(dev, n), on(dev),
-                                          in<float, ref>{}, in<float, ref>{}, out<float>{},
+                                          in<float, ref>{}, in<float, ref>{}, out<float>{n * n},
                                           priv<unsigned>{static_cast<unsigned>(n)});
       auto driver = system.spawn([multiply, ma, mb](event_based_actor* self) {
         return behavior{[=](int count) {
@@ -163,11 +167,11 @@ void run_matmul_iterated(device_bench& bench, actor_system& system,
           *step = [=] {
             self->request(multiply, ma, mb)
                 .then(
-                    [=](std::vector<float>& c) mutable {
+                    [=](const std::vector<float>& c) mutable {
                       if (--*left > 0) {
                         (*step)();
                       } else {
-                        auto last = std::move(c);
+                        auto last = c;    // copied once, at the end
                         *step = nullptr;  // ends the step's hold on itself
                         promise.deliver(std::move(last));
                       }

@@ -4,3 +4,4 @@
 #include "troupe/async.hpp"
 #include "troupe/core.hpp"
 #include "troupe/device.hpp"
+#include "troupe/kernel.hpp"

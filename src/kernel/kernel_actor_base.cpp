@@ -26,7 +26,7 @@ namespace troupe::kernel::detail {
 kernel_actor_base::kernel_actor_base(actor_system& system, std::string kernel_name,
                                      device_set devices,
                                      std::vector<shared_future<program>> programs)
-    : event_based_actor(system, "kernel actor '" + kernel_name + "'"),
+    : event_based_actor(system, "kernel " + kernel_name),
       kernel_name_(std::move(kernel_name)),
       policy_(devices.policy) {
   for (std::size_t i = 0; i < devices.devices.size(); ++i) {

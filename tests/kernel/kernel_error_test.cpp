@@ -28,7 +28,7 @@ TEST_P(kernel_errors, a_message_of_the_wrong_type) {
   auto add = adder(8);
   auto e = error_of(request<std::vector<float>>(add, std::vector<int>(8, 1), std::vector<int>(8)));
   EXPECT_EQ(e.code(), errc::unexpected_message);
-  EXPECT_TRUE(mentions(e, "kernel actor 'add'")) << e.what();
+  EXPECT_TRUE(mentions(e, "actor 'kernel add'")) << e.what();
   EXPECT_TRUE(mentions(e, "int")) << e.what();
   still_serves(add, 8);
 }

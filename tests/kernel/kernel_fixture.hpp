@@ -28,9 +28,10 @@ __kernel void increment(__global int* x, int by) {
   x[i] += by;
 }
 __kernel void nothing(__global const float* x) {}
-__kernel void m_mult(__global const float* a, __global const float* b, __global float* c) {
-  size_t size = get_global_size(0);
+__kernel void m_mult(__global const float* a, __global const float* b, __global float* c,
+                     uint size) {
   size_t x = get_global_id(0), y = get_global_id(1);
+  if (x >= size || y >= size) return;
   float result = 0;
   for (size_t k = 0; k < size; ++k) result += a[y * size + k] * b[k * size + x];
   c[y * size + x] = result;
@@ -66,9 +67,9 @@ extern "C" __global__ void increment(int* x, int by) {
   x[i] += by;
 }
 extern "C" __global__ void nothing(const float* x) {}
-extern "C" __global__ void m_mult(const float* a, const float* b, float* c) {
-  unsigned size = gridDim.x * blockDim.x;
+extern "C" __global__ void m_mult(const float* a, const float* b, float* c, unsigned size) {
   unsigned x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= size || y >= size) return;
   float result = 0;
   for (unsigned k = 0; k < size; ++k) result += a[y * size + k] * b[k * size + x];
   c[y * size + x] = result;

@@ -94,15 +94,16 @@ TEST_P(kernel_pipeline, mappings_with_a_message_type_of_their_own) {
   auto mult = sys.spawn_kernel(
       kernel_test_sources(), "m_mult", nd_range{{1}}, on(dev),
       map_input([](const square_matrix& a, const square_matrix& b)
-                    -> std::optional<std::tuple<nd_range, std::vector<float>, std::vector<float>>> {
+                    -> std::optional<
+                        std::tuple<nd_range, std::vector<float>, std::vector<float>, unsigned>> {
         if (a.n != b.n || a.n == 0) return std::nullopt;
-        return std::tuple{nd_range{{a.n, a.n}}, a.values, b.values};
+        return std::tuple{nd_range{{a.n, a.n}}, a.values, b.values, static_cast<unsigned>(a.n)};
       }),
       map_output([](std::vector<float> c) {
         auto n = static_cast<std::size_t>(std::lround(std::sqrt(static_cast<double>(c.size()))));
         return square_matrix{n, std::move(c)};
       }),
-      in<float>{}, in<float>{}, out<float>{});
+      in<float>{}, in<float>{}, out<float>{}, priv<unsigned, val>{});
   for (std::size_t n : {4u, 16u, 33u}) {
     auto a = some_matrix(n, 5), b = some_matrix(n, 3);
     auto c = request<square_matrix>(mult, a, b).get();
