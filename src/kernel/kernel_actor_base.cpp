@@ -111,6 +111,11 @@ device_slot& kernel_actor_base::pick_slot(const std::optional<device>& home,
   return *chosen;
 }
 
+void kernel_actor_base::forget(device_slot& slot, std::size_t work_items) {
+  std::lock_guard lock(speed_mutex_);
+  slot.pending_items -= std::min(slot.pending_items, work_items);
+}
+
 void kernel_actor_base::record(device_slot& slot, std::size_t work_items,
                                std::chrono::steady_clock::time_point started) {
   const auto now = std::chrono::steady_clock::now();

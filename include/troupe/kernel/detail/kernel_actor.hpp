@@ -52,6 +52,8 @@ class kernel_actor_base : public event_based_actor {
   /// when this actor does not run there), else by the policy.
   device_slot& pick_slot(const std::optional<device>& home, std::size_t work_items);
 
+  /// Takes back the work items of a request that failed before its launch.
+  void forget(device_slot& slot, std::size_t work_items);
   /// Records that a request of `work_items`, enqueued at `started`, finished on `slot` now
   /// (any thread).
   void record(device_slot& slot, std::size_t work_items,
@@ -120,6 +122,7 @@ std::string tag_name() {
 /// The device memory of one request: host inputs kept until the launch has read them.
 struct request_memory {
   std::vector<std::shared_ptr<const void>> keep;
+  std::vector<shared_future<void>> writes;  ///< the writes that read them
 };
 
 /// A kernel actor: each request becomes transfers and a launch on the actor's own in-order
@@ -250,36 +253,51 @@ class kernel_actor final : public kernel_actor_base {
     const std::size_t items = shape.work_items();
     device_slot& slot = pick_slot(home_of(inputs), items);
 
-    request_memory memory;
-    dependencies deps;
-    // Per position, what the launch gets (a buffer, local memory or a scalar).
-    auto arguments = [&]<std::size_t... Ps>(std::index_sequence<Ps...>) {
-      return std::tuple{prepare<Ps>(std::get<Ps>(tags_), inputs, shape, slot, memory, deps)...};
-    }
-    (std::make_index_sequence<positions>{});
-
     const auto started = std::chrono::steady_clock::now();
-    future<void> launched = std::apply(
-        [&](auto&... args) {
-          return slot.queue.launch(slot.prog.get(), kernel_name_, range, deps,
-                                   launch_argument_of(args)...);
-        },
-        arguments);
-    if (launched.has_exception()) {
-      launched.get();  // throws the launch's error
+    auto memory = std::make_shared<request_memory>();
+    std::optional<decltype(prepare_all(inputs, shape, slot, *memory,
+                                       std::declval<dependencies&>()))>
+        arguments;
+    shared_future<void> done;
+    try {
+      // A compile error ends the request here, before anything is enqueued.
+      const program& prog = slot.prog.get();
+      dependencies deps;
+      // Per position, what the launch gets (a buffer, local memory or a scalar).
+      arguments.emplace(prepare_all(inputs, shape, slot, *memory, deps));
+      future<void> launched = std::apply(
+          [&](auto&... args) {
+            return slot.queue.launch(prog, kernel_name_, range, deps, launch_argument_of(args)...);
+          },
+          *arguments);
+      if (launched.has_exception()) launched.get();  // throws the launch's error
+      done = std::move(launched).share();
+    } catch (...) {
+      forget(slot, items);
+      // Writes already enqueued read the host inputs kept here: those stay until they are done.
+      for (const auto& written : memory->writes) {
+        written.then(inline_execution, [memory](const shared_future<void>&) {});
+      }
+      throw;
     }
-    shared_future<void> done = std::move(launched).share();
     // The host inputs stay until the kernel has run; the actor (kept alive by its handle)
     // learns how long the request took.
-    auto kept = std::make_shared<request_memory>(std::move(memory));
-    done.then(inline_execution, [kept, slot = &slot, actor = self(), items, started, this](
+    done.then(inline_execution, [memory, slot = &slot, actor = self(), items, started, this](
                                     const shared_future<void>&) { record(*slot, items, started); });
 
     auto results = [&]<std::size_t... Ps>(std::index_sequence<Ps...>) {
-      return std::tuple_cat(result<Ps>(std::get<Ps>(arguments), slot, done)...);
+      return std::tuple_cat(result<Ps>(std::get<Ps>(*arguments), slot, done)...);
     }
     (std::make_index_sequence<positions>{});
     respond(std::move(results), promise);
+  }
+
+  auto prepare_all(input_tuple& inputs, const request_shape& shape, device_slot& slot,
+                   request_memory& memory, dependencies& deps) {
+    return [&]<std::size_t... Ps>(std::index_sequence<Ps...>) {
+      return std::tuple{prepare<Ps>(std::get<Ps>(tags_), inputs, shape, slot, memory, deps)...};
+    }
+    (std::make_index_sequence<positions>{});
   }
 
   template <std::size_t P>
@@ -351,8 +369,10 @@ class kernel_actor final : public kernel_actor_base {
     }
     auto kept = std::make_shared<std::vector<T>>(std::move(host));
     global_argument<T> argument{slot.dev.template allocate<T>(kept->size()), kept->size()};
-    deps.add(slot.queue.write(argument.memory, std::span<const T>{*kept}));
+    auto written = slot.queue.write(argument.memory, std::span<const T>{*kept}).share();
+    deps.add(written);
     memory.keep.push_back(kept);
+    memory.writes.push_back(std::move(written));
     return argument;
   }
   template <std::size_t P, class Tag, class T>
