@@ -50,7 +50,9 @@ input_mapping<F> map_input(F f) {
 }
 
 /// Turns the kernel's outputs into the response: `f(outputs...)` returns the response; a
-/// `std::optional` that is empty sends none (a requester then gets errc::broken_promise).
+/// `std::optional` that is empty sends none (a requester then gets errc::broken_promise). It runs
+/// where the outputs become ready (the completion path), possibly for several requests at once:
+/// keep it free of shared mutable state.
 template <class F>
 struct output_mapping {
   F function;

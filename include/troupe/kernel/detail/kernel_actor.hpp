@@ -221,7 +221,6 @@ class kernel_actor final : public kernel_actor_base {
   // -- one request ------------------------------------------------------------
 
   static constexpr auto input_index = input_indices<Tags...>();
-  static constexpr auto output_index = output_indices<Tags...>();
   static constexpr std::size_t positions = sizeof...(Tags);
 
   /// The device of the first mem_ref input, if any: the request runs there.
@@ -424,7 +423,8 @@ class kernel_actor final : public kernel_actor_base {
   /// Delivers the outputs once every one is there (at once when all are mem_refs).
   template <class... Futures>
   void respond(std::tuple<Futures...> results, response_promise& promise) {
-    auto deliver = [this, promise](std::tuple<Futures...>& ready) mutable {
+    // Runs on the completion path: the handle keeps the actor (its mapping) alive until then.
+    auto deliver = [this, actor = self(), promise](std::tuple<Futures...>& ready) mutable {
       try {
         auto values = std::apply([](auto&... f) { return std::tuple{f.get()...}; }, ready);
         finish(std::move(values), promise);

@@ -139,21 +139,13 @@ struct as_tuple<type_list<Ts...>> {
   using type = std::tuple<Ts...>;
 };
 
-/// For each position of the signature, the index of its element in the input tuple (or output
-/// tuple), counting only the positions that have one.
+/// For each position of the signature, the index of its element in the input tuple, counting
+/// only the positions that take one.
 template <class... Tags>
 constexpr auto input_indices() {
   std::array<std::size_t, sizeof...(Tags)> indices{};
   std::size_t next = 0, position = 0;
   ((indices[position++] = std::is_same_v<typename tag_traits<Tags>::input, none> ? next : next++),
-   ...);
-  return indices;
-}
-template <class... Tags>
-constexpr auto output_indices() {
-  std::array<std::size_t, sizeof...(Tags)> indices{};
-  std::size_t next = 0, position = 0;
-  ((indices[position++] = std::is_same_v<typename tag_traits<Tags>::output, none> ? next : next++),
    ...);
   return indices;
 }
