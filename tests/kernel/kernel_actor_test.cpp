@@ -143,6 +143,47 @@ TEST_P(kernel_actor, a_program_built_before) {
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(c[i], 2.0f * static_cast<float>(i));
 }
 
+TEST_P(kernel_actor, a_cpp_fallback_where_no_device_can_run_it) {
+  const std::size_t n = 100;
+  auto add_on_host = [](std::vector<float> a, const std::vector<float>& b) {
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] += b[i];
+    return a;
+  };
+  auto a = iota_floats(n, 1), b = iota_floats(n, 2);
+  std::vector<float> expected(n);
+  for (std::size_t i = 0; i < n; ++i) expected[i] = a[i] + b[i];
+  // No device named: the fallback does the work.
+  auto nowhere =
+      sys.spawn_kernel(kernel_test_sources(), "add", nd_range{{n}}, on(std::vector<device>{}),
+                       fallback(add_on_host), in<float>{}, in<float>{}, out<float>{});
+  EXPECT_EQ(request<std::vector<float>>(nowhere, a, b).get(), expected);
+  // A device without a variant for its backend: left out, and the fallback does the work.
+  kernel::source other_backend_only = cuda() ? kernel::source{kernel_test_sources().opencl, "", ""}
+                                             : kernel::source{"", kernel_test_sources().cuda, ""};
+  auto no_variant = sys.spawn_kernel(other_backend_only, "add", nd_range{{n}}, on(dev),
+                                     fallback(add_on_host), in<float>{}, in<float>{}, out<float>{});
+  EXPECT_EQ(request<std::vector<float>>(no_variant, a, b).get(), expected);
+  // With a device that can, the kernel runs (the fallback here would give something else).
+  auto on_device =
+      sys.spawn_kernel(kernel_test_sources(), "add", nd_range{{n}}, on(dev),
+                       fallback([](std::vector<float> x, const std::vector<float>&) { return x; }),
+                       in<float>{}, in<float>{}, out<float>{});
+  EXPECT_EQ(request<std::vector<float>>(on_device, a, b).get(), expected);
+  // A fallback that throws answers with an error that says so.
+  auto failing = sys.spawn_kernel(
+      kernel_test_sources(), "add", nd_range{{n}}, on(std::vector<device>{}),
+      fallback([](const std::vector<float>&, const std::vector<float>&) -> std::vector<float> {
+        throw std::runtime_error("host out of ideas");
+      }),
+      in<float>{}, in<float>{}, out<float>{});
+  auto e = error_of(request<std::vector<float>>(failing, a, b));
+  EXPECT_NE(std::string{e.what()}.find("host out of ideas"), std::string::npos) << e.what();
+  // Without a fallback, no device is an error at spawn.
+  EXPECT_THROW(sys.spawn_kernel(kernel_test_sources(), "add", nd_range{{n}},
+                                on(std::vector<device>{}), in<float>{}, in<float>{}, out<float>{}),
+               troupe::error);
+}
+
 INSTANTIATE_TEST_SUITE_P(devices, kernel_actor, ::testing::ValuesIn(device_names()),
                          [](const auto& param_info) { return param_info.param; });
 TROUPE_DEVICE_SUITE_MAY_BE_EMPTY(kernel_actor);

@@ -62,4 +62,17 @@ output_mapping<F> map_output(F f) {
   return {std::move(f)};
 }
 
+/// Does the kernel's work on the host where no device can: when the machine has no device (or
+/// kernel::on names none), or none has a variant of the code for its backend. `f(inputs...)`
+/// takes the kernel's inputs (host vectors and scalars, in signature order) and returns its
+/// output, or a std::tuple of its outputs. Only for signatures without mem_refs.
+template <class F>
+struct fallback_function {
+  F function;
+};
+template <class F>
+fallback_function<F> fallback(F f) {
+  return {std::move(f)};
+}
+
 }  // namespace troupe::kernel

@@ -185,7 +185,7 @@ class kernel_actor final : public kernel_actor_base {
         }
         if constexpr (traits::with_range) {
           auto range = std::get<0>(*mapped);
-          submit(tuple_tail(std::move(*mapped)), range, std::move(promise));
+          submit(drop_first(std::move(*mapped)), range, std::move(promise));
         } else {
           submit(std::move(*mapped), default_range_, std::move(promise));
         }
@@ -195,13 +195,6 @@ class kernel_actor final : public kernel_actor_base {
     } catch (const std::exception& e) {
       promise.deliver(error{errc::runtime_error, label() + ": " + e.what()});
     }
-  }
-
-  template <class First, class... Rest>
-  static std::tuple<Rest...> tuple_tail(std::tuple<First, Rest...>&& all) {
-    return std::apply(
-        [](First&&, Rest&&... rest) { return std::tuple<Rest...>{std::move(rest)...}; },
-        std::move(all));
   }
 
   void submit(input_tuple inputs, nd_range range, response_promise promise) {
@@ -427,7 +420,7 @@ class kernel_actor final : public kernel_actor_base {
     auto deliver = [this, actor = self(), promise](std::tuple<Futures...>& ready) mutable {
       try {
         auto values = std::apply([](auto&... f) { return std::tuple{f.get()...}; }, ready);
-        finish(std::move(values), promise);
+        deliver_outputs(output_map_, std::move(values), promise);
       } catch (const error& e) {
         promise.deliver(error{e.code(), label() + ": " + e.what()});
       } catch (const std::exception& e) {
@@ -446,22 +439,6 @@ class kernel_actor final : public kernel_actor_base {
       }
     }
     deliver(results);
-  }
-
-  void finish(output_tuple values, response_promise& promise) {
-    if constexpr (std::is_same_v<OutputMap, no_mapping>) {
-      std::apply([&](auto&... v) { promise.deliver(std::move(v)...); }, values);
-    } else {
-      auto response = std::apply([&](auto&... v) { return output_map_(std::move(v)...); }, values);
-      using R = decltype(response);
-      if constexpr (is_optional<R>::value) {
-        if (response) promise.deliver(std::move(*response));
-      } else if constexpr (std::is_same_v<R, message>) {
-        promise.deliver_message(std::move(response));
-      } else {
-        promise.deliver(std::move(response));
-      }
-    }
   }
 
   nd_range default_range_;

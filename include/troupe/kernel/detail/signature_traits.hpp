@@ -162,6 +162,10 @@ template <class T>
 struct is_output_mapping : std::false_type {};
 template <class F>
 struct is_output_mapping<output_mapping<F>> : std::true_type {};
+template <class T>
+struct is_fallback : std::false_type {};
+template <class F>
+struct is_fallback<fallback_function<F>> : std::true_type {};
 
 template <class T>
 struct is_optional : std::false_type {};
@@ -190,5 +194,31 @@ template <class Inputs>
 struct received<no_mapping, Inputs> {
   using type = Inputs;
 };
+
+/// The tuple without its first element (an input mapping's nd_range).
+template <class First, class... Rest>
+std::tuple<Rest...> drop_first(std::tuple<First, Rest...>&& all) {
+  return std::apply([](First&&, Rest&&... rest) { return std::tuple<Rest...>{std::move(rest)...}; },
+                    std::move(all));
+}
+
+/// Answers with the outputs, through the output mapping if there is one.
+template <class OutputMap, class... Outputs>
+void deliver_outputs(OutputMap& output_map, std::tuple<Outputs...> values,
+                     response_promise& promise) {
+  if constexpr (std::is_same_v<OutputMap, no_mapping>) {
+    std::apply([&](auto&... v) { promise.deliver(std::move(v)...); }, values);
+  } else {
+    auto response = std::apply([&](auto&... v) { return output_map(std::move(v)...); }, values);
+    using R = decltype(response);
+    if constexpr (is_optional<R>::value) {
+      if (response) promise.deliver(std::move(*response));
+    } else if constexpr (std::is_same_v<R, message>) {
+      promise.deliver_message(std::move(response));
+    } else {
+      promise.deliver(std::move(response));
+    }
+  }
+}
 
 }  // namespace troupe::kernel::detail
