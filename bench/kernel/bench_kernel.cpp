@@ -42,7 +42,8 @@ struct target {
 
 std::vector<target> find_targets(troupe::actor_system& system, bool gpus_only) {
   std::vector<target> targets;
-  std::size_t opencl_ordinal = 0, cuda_ordinal = 0;
+  std::size_t opencl_ordinal = 0;
+  [[maybe_unused]] std::size_t cuda_ordinal = 0;
   for (const auto& dev : system.devices()) {
     target found{dev, nullptr, {}};
     if (dev.backend() == troupe::backend::opencl) {
