@@ -132,8 +132,8 @@ actor spawn_kernel_in(actor_system& system, Code code, std::string name, const n
       variants.opencl = variants.cuda = std::string{std::move(code)};
     }
     auto devices = devices_or_default(system, sorted.devices, name, has_fallback);
-    // With a fallback, devices without a variant of the code are left out (all of them: the
-    // fallback runs on the host); without one, they are an error.
+    // With a fallback, devices without a variant of the code are left out (if none is left,
+    // the fallback does the work on the host); without one, they are an error.
     auto programs = programs_for(variants, devices, name, has_fallback);
     return spawn_sorted(system, std::move(devices), std::move(programs), std::move(name), range,
                         std::move(sorted), policy);
