@@ -123,6 +123,8 @@ class result_sink {
           if constexpr (std::is_void_v<typename T::value_type>) {
             ready.get();
             promise.deliver();
+          } else if constexpr (std::is_same_v<typename T::value_type, message>) {
+            promise.deliver_message(ready.get());  // the message is the answer, as above
           } else {
             promise.deliver(ready.get());
           }
