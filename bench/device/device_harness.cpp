@@ -42,7 +42,8 @@ std::vector<measurement> device_bench::compare(const comparison& what) {
   }
   std::cout << what.benchmark << "  " << what.parameters << "  [" << what.device.backend << ": "
             << what.device.name << "]" << std::endl;
-  const int total = options_.warmup + options_.runs;
+  const int warmup = what.warmup > 0 ? what.warmup : options_.warmup;
+  const int total = warmup + (what.runs > 0 ? what.runs : options_.runs);
   for (int repetition = 0; repetition < total; ++repetition) {
     for (std::size_t index = 0; index < what.variants.size(); ++index) {
       measurement& result = measured[index];
@@ -57,7 +58,7 @@ std::vector<measurement> device_bench::compare(const comparison& what) {
         std::string wrong = variant.check ? variant.check() : std::string{};
         if (!wrong.empty()) {
           fail(result, run + ": " + wrong);
-        } else if (repetition >= options_.warmup) {
+        } else if (repetition >= warmup) {
           result.seconds.push_back(std::chrono::duration<double>(stop - start).count() /
                                    what.operations);
         }

@@ -70,6 +70,10 @@ struct comparison {
   /// An optional rate for the metric column: value = units_per_run / median seconds per run.
   std::string metric{};
   double units_per_run = 0;
+  /// Timed and warm-up runs for this comparison alone, where the command line's would take too
+  /// long (0: the command line's); the CSV's runs column says how many were timed.
+  int runs = 0;
+  int warmup = 0;
 };
 
 /// Runs the comparisons of bench-device: alternates the variants run by run, checks every run,

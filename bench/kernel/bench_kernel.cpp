@@ -7,6 +7,9 @@
 //   empty_stage      pipelines of 1 and 20 stages of an empty kernel on device memory, against
 //                    the same launches enqueued directly
 //   spawn            N kernel actors against N ordinary actors
+//   mandelbrot       an image split between a kernel actor and CPU actors, at fixed shares and
+//                    automatically
+//   wah_build        a WAH bitmap index built by a pipeline of kernel actors, against the host
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -329,6 +332,13 @@ int main(int argc, char** argv) {
     run_matmul_iterated(bench, system, targets);
     run_empty_stage(bench, system, targets);
     run_spawn(bench, system, targets);
+    for (const auto& under_test : targets) {
+      // On a CPU device the kernel actor would share the host actors' cores: GPUs only.
+      if (under_test.gpu() || settings.quick) {
+        run_mandelbrot(bench, system, under_test.device, under_test.label());
+      }
+      run_wah_build(bench, system, under_test.device, under_test.label(), under_test.gpu());
+    }
     return bench.finish();
   } catch (const usage_error& error) {
     std::cerr << "bench-kernel: " << error.what() << "\n\n" << usage(suite);

@@ -26,6 +26,15 @@ std::vector<float> matrix(std::size_t n, unsigned seed);
 std::string check_product(const std::vector<float>& a, const std::vector<float>& b, const float* c,
                           std::size_t n);
 
+/// The heterogeneous Mandelbrot: fixed shares offloaded to a kernel actor on `dev`, the rest on
+/// CPU actors, and the automatic split (mandelbrot.cpp).
+void run_mandelbrot(device_bench& bench, troupe::actor_system& system, const troupe::device& dev,
+                    const device_label& label);
+
+/// The WAH index built by kernel actors on `dev` against the host (wah_build.cpp).
+void run_wah_build(device_bench& bench, troupe::actor_system& system, const troupe::device& dev,
+                   const device_label& label, bool gpu);
+
 /// The same benchmarks against one API on one device.
 class native_side {
  public:

@@ -5,6 +5,7 @@ namespace troupe::kernel {
 namespace {
 
 constexpr std::string_view opencl_prelude = R"(
+#pragma OPENCL FP_CONTRACT OFF
 #define KERNEL __kernel
 #define FN
 #define GLOBAL __global
@@ -16,6 +17,9 @@ constexpr std::string_view opencl_prelude = R"(
 #define GLOBAL_ID ((u32)get_global_id(0))
 #define GRID_DIM ((u32)get_num_groups(0))
 #define ATOMIC_ADD(pointer, value) atomic_add(pointer, value)
+#define FADD(a, b) ((a) + (b))
+#define FSUB(a, b) ((a) - (b))
+#define FMUL(a, b) ((a) * (b))
 #define SYNC_THREADS() barrier(CLK_LOCAL_MEM_FENCE)
 #define u32 uint /* not a typedef: argument checks read the parameter's type name */
 )";
@@ -32,6 +36,9 @@ constexpr std::string_view cuda_prelude = R"(
 #define GLOBAL_ID ((u32)(blockIdx.x * blockDim.x + threadIdx.x))
 #define GRID_DIM ((u32)gridDim.x)
 #define ATOMIC_ADD(pointer, value) atomicAdd(pointer, value)
+#define FADD(a, b) __fadd_rn(a, b)
+#define FSUB(a, b) __fsub_rn(a, b)
+#define FMUL(a, b) __fmul_rn(a, b)
 #define SYNC_THREADS() __syncthreads()
 typedef unsigned int u32;
 )";

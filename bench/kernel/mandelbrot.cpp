@@ -1,0 +1,258 @@
+// The heterogeneous Mandelbrot of the CAF OpenCL actors paper: the image is split by rows
+// between a kernel actor (the first rows) and CPU actors (the rest), at fixed shares of 0 to 100 %
+// offloaded, and at the share a proportional balancer finds from measured throughput.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <random>
+#include <thread>
+
+#include "kernel/kernel_bench.hpp"
+
+namespace troupe::bench::kernel_bench {
+
+namespace {
+
+using namespace troupe::kernel;
+using u32 = std::uint32_t;
+using clock_type = std::chrono::steady_clock;
+
+// The paper's region, [-0.5 - 0.7375i, 0.1 - 0.1375i].
+constexpr float region_x0 = -0.5f, region_y0 = -0.7375f, region_x1 = 0.1f, region_y1 = -0.1375f;
+
+// FADD/FMUL are never fused into FMAs, and the host code below is compiled in ISO mode (no
+// contraction either): both sides compute the same floats, so the counts compare exactly.
+constexpr const char* mandelbrot_body = R"(
+KERNEL void mandelbrot(GLOBAL u32* counts, u32 width, u32 first_row, u32 rows, u32 iterations,
+                       float x0, float y0, float dx, float dy) {
+  u32 i = GLOBAL_ID;
+  if (i >= width * rows) return;
+  float cr = FADD(x0, FMUL((float)(i % width), dx));
+  float ci = FADD(y0, FMUL((float)(first_row + i / width), dy));
+  float x = 0.0f, y = 0.0f;
+  u32 n = 0;
+  for (; n < iterations; ++n) {
+    float x2 = FMUL(x, x), y2 = FMUL(y, y);
+    if (FADD(x2, y2) > 4.0f) break;
+    y = FADD(FMUL(FADD(x, x), y), ci);
+    x = FADD(FSUB(x2, y2), cr);
+  }
+  counts[i] = n;
+}
+)";
+
+struct image {
+  u32 width = 0, height = 0, iterations = 0;
+  float dx() const { return (region_x1 - region_x0) / static_cast<float>(width); }
+  float dy() const { return (region_y1 - region_y0) / static_cast<float>(height); }
+};
+
+/// The host's computation of rows [first_row, first_row + rows), as the kernel computes them.
+std::vector<u32> rows_on_host(const image& img, u32 first_row, u32 rows) {
+  std::vector<u32> counts(static_cast<std::size_t>(img.width) * rows);
+  const float dx = img.dx(), dy = img.dy();
+  for (u32 r = 0; r < rows; ++r) {
+    const float ci = region_y0 + static_cast<float>(first_row + r) * dy;
+    for (u32 col = 0; col < img.width; ++col) {
+      const float cr = region_x0 + static_cast<float>(col) * dx;
+      float x = 0.0f, y = 0.0f;
+      u32 n = 0;
+      for (; n < img.iterations; ++n) {
+        const float x2 = x * x, y2 = y * y;
+        if (x2 + y2 > 4.0f) break;
+        y = (x + x) * y + ci;
+        x = (x2 - y2) + cr;
+      }
+      counts[static_cast<std::size_t>(r) * img.width + col] = n;
+    }
+  }
+  return counts;
+}
+
+/// One rendering: the device's rows first, then the host's in bands, with each side's time.
+struct rendering {
+  u32 device_rows = 0;
+  std::vector<u32> device_counts;
+  std::vector<std::pair<u32, std::vector<u32>>> host_bands;  // (first row, counts)
+  double device_seconds = 0, host_seconds = 0;
+};
+
+class renderer {
+ public:
+  renderer(actor_system& system, const troupe::device& dev, image img) : img_(img) {
+    using inputs = std::tuple<nd_range, u32, u32>;
+    kernel_ = system.spawn_kernel(
+        portable_source(mandelbrot_body), "mandelbrot", nd_range{{1}}, on(dev),
+        map_input([width = img.width](u32 first_row, u32 rows) -> std::optional<inputs> {
+          // A fixed work-group size (widths are multiples of 64): PoCL compiles a kernel
+          // once per size it picks, and it would pick another for every share.
+          return inputs{nd_range{{static_cast<std::size_t>(width) * rows}, {64}}, first_row, rows};
+        }),
+        out<u32>{}, priv<u32>{img.width}, priv<u32, val>{}, priv<u32, val>{},
+        priv<u32>{img.iterations}, priv<float>{region_x0}, priv<float>{region_y0},
+        priv<float>{img.dx()}, priv<float>{img.dy()});
+    // One CPU actor per worker thread; each takes several bands, so that costly rows spread.
+    for (std::size_t i = 0; i < system.settings().threads; ++i) {
+      host_actors_.push_back(system.spawn(
+          [img](u32 first_row, u32 rows) { return rows_on_host(img, first_row, rows); }));
+    }
+  }
+
+  const image& spec() const noexcept { return img_; }
+
+  rendering render(u32 device_rows) const {
+    rendering result;
+    result.device_rows = device_rows;
+    const auto start = clock_type::now();
+    auto seconds_since_start = [start] {
+      return std::chrono::duration<double>(clock_type::now() - start).count();
+    };
+    future<void> device_done = make_ready_future();
+    if (device_rows > 0) {
+      device_done = request<std::vector<u32>>(kernel_, u32{0}, device_rows)
+                        .then(inline_execution, [&result, seconds_since_start](std::vector<u32> c) {
+                          result.device_counts = std::move(c);
+                          result.device_seconds = seconds_since_start();
+                        });
+    }
+    const u32 host_rows = img_.height - device_rows;
+    const u32 bands = std::min<u32>(host_rows, static_cast<u32>(8 * host_actors_.size()));
+    std::vector<future<std::vector<u32>>> parts;
+    for (u32 b = 0; b < bands; ++b) {
+      const u32 first = device_rows + host_rows * b / bands;
+      const u32 end = device_rows + host_rows * (b + 1) / bands;
+      parts.push_back(
+          request<std::vector<u32>>(host_actors_[b % host_actors_.size()], first, end - first));
+      result.host_bands.emplace_back(first, std::vector<u32>{});
+    }
+    auto all = when_all(std::move(parts)).get();
+    result.host_seconds = seconds_since_start();
+    std::move(device_done).get();
+    for (std::size_t b = 0; b < all.size(); ++b) result.host_bands[b].second = all[b].get();
+    return result;
+  }
+
+  /// Empty when 16 sampled rows (and the first and last) match the host's computation.
+  std::string check(const rendering& done) const {
+    std::mt19937 random(done.device_rows);
+    std::vector<u32> rows{0, img_.height - 1};
+    for (int i = 0; i < 16; ++i) rows.push_back(static_cast<u32>(random() % img_.height));
+    for (u32 row : rows) {
+      const u32* got = nullptr;
+      if (row < done.device_rows) {
+        if (done.device_counts.size() != std::size_t{done.device_rows} * img_.width)
+          return "the device's rows have the wrong size";
+        got = done.device_counts.data() + std::size_t{row} * img_.width;
+      } else {
+        for (const auto& [first, counts] : done.host_bands) {
+          if (row >= first && std::size_t{row - first} * img_.width < counts.size())
+            got = counts.data() + std::size_t{row - first} * img_.width;
+        }
+      }
+      if (got == nullptr) return "row " + std::to_string(row) + " is missing";
+      const auto expected = rows_on_host(img_, row, 1);
+      for (u32 col = 0; col < img_.width; ++col) {
+        if (got[col] != expected[col]) {
+          return "pixel (" + std::to_string(col) + ", " + std::to_string(row) + ") took " +
+                 std::to_string(got[col]) + " iterations, expected " +
+                 std::to_string(expected[col]);
+        }
+      }
+    }
+    return {};
+  }
+
+ private:
+  image img_;
+  actor kernel_;
+  std::vector<actor> host_actors_;
+};
+
+/// The automatic split: each rendering gives the device the share of rows that makes both sides
+/// finish together at their measured rates (rows per second, averaged over the renderings so
+/// far with weight 1/2 for the newest: rows differ in cost, so a rate depends on the share).
+class proportional_split {
+ public:
+  u32 device_rows(u32 height) const {
+    return static_cast<u32>(std::lround(share_ * static_cast<double>(height)));
+  }
+  double share() const noexcept { return share_; }
+
+  void learn(const rendering& done, u32 height) {
+    const u32 host_rows = height - done.device_rows;
+    if (done.device_rows > 0) average(device_rate_, done.device_rows / done.device_seconds);
+    if (host_rows > 0) average(host_rate_, host_rows / done.host_seconds);
+    if (device_rate_ > 0 && host_rate_ > 0) share_ = device_rate_ / (device_rate_ + host_rate_);
+  }
+
+ private:
+  static void average(double& rate, double measured) {
+    rate = rate == 0 ? measured : (rate + measured) / 2;
+  }
+
+  double share_ = 0.5;
+  double device_rate_ = 0, host_rate_ = 0;
+};
+
+}  // namespace
+
+void run_mandelbrot(device_bench& bench, actor_system& system, const troupe::device& dev,
+                    const device_label& label) {
+  if (!bench.selected("mandelbrot")) return;
+  std::vector<image> images{
+      {1920, 1080, 100}, {1920, 1080, 1000}, {16000, 16000, 100}, {16000, 16000, 1000}};
+  if (bench.quick()) images = {{192, 108, 100}};
+  for (const image& img : images) {
+    auto paint = std::make_shared<renderer>(system, dev, img);
+    const bool large = img.width > 4000;
+    comparison rows{.benchmark = "mandelbrot",
+                    .parameters = "width=" + std::to_string(img.width) +
+                                  ";height=" + std::to_string(img.height) +
+                                  ";iterations=" + std::to_string(img.iterations) +
+                                  ";host_actors=" + std::to_string(system.settings().threads),
+                    .device = label,
+                    // The large image at low shares takes seconds a run on the host.
+                    .runs = large ? 3 : 0,
+                    .warmup = large ? 1 : 0};
+    auto done = std::make_shared<rendering>();
+    for (int percent = 0; percent <= 100; percent += 10) {
+      device_variant fixed;
+      fixed.name = "troupe-offload-" + std::to_string(percent);
+      const auto device_rows = static_cast<u32>(std::size_t{img.height} * percent / 100);
+      fixed.prepare = [done] { *done = {}; };
+      fixed.run = [paint, done, device_rows] { *done = paint->render(device_rows); };
+      fixed.check = [paint, done] { return paint->check(*done); };
+      rows.variants.push_back(std::move(fixed));
+    }
+    auto split = std::make_shared<proportional_split>();
+    device_variant automatic;
+    automatic.name = "troupe-auto";
+    automatic.prepare = [done] { *done = {}; };
+    automatic.run = [paint, done, split, height = img.height] {
+      *done = paint->render(split->device_rows(height));
+      split->learn(*done, height);
+    };
+    automatic.check = [paint, done] { return paint->check(*done); };
+    rows.variants.push_back(std::move(automatic));
+    auto measured = bench.compare(rows);
+
+    double best = 0;
+    std::string best_name;
+    for (std::size_t i = 0; i + 1 < measured.size(); ++i) {
+      if (!measured[i].ok || measured[i].seconds.empty()) continue;
+      const double median = measured[i].median();
+      if (best_name.empty() || median < best) {
+        best = median;
+        best_name = measured[i].variant;
+      }
+    }
+    const auto& autos = measured.back();
+    if (autos.ok && !autos.seconds.empty() && !best_name.empty()) {
+      std::printf("  automatic split: %.1f %% offloaded, %.3f x the best fixed split (%s)\n\n",
+                  100 * split->share(), autos.median() / best, best_name.c_str());
+    }
+  }
+}
+
+}  // namespace troupe::bench::kernel_bench
