@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -123,6 +124,27 @@ std::string tag_name() {
 struct request_memory {
   std::vector<std::shared_ptr<const void>> keep;
   std::vector<shared_future<void>> writes;  ///< the writes that read them
+
+  /// The host inputs, whose storage a val output of the same type may take: its read comes
+  /// after their writes on the in-order queue. A fresh vector would be allocated and zeroed
+  /// first, which costs as much as the copy itself (a 4 MB memset for a 1000 x 1000 result).
+  struct recyclable {
+    std::shared_ptr<void> vector;
+    const std::type_info* type;
+    std::size_t count;
+  };
+  std::vector<recyclable> inputs;
+
+  /// An input vector of T with at least `count` elements, taken for an output; else null.
+  template <class T>
+  std::shared_ptr<std::vector<T>> take(std::size_t count) {
+    for (auto& input : inputs) {
+      if (input.vector && *input.type == typeid(std::vector<T>) && input.count >= count) {
+        return std::static_pointer_cast<std::vector<T>>(std::exchange(input.vector, nullptr));
+      }
+    }
+    return nullptr;
+  }
 };
 
 /// A kernel actor: each request becomes transfers and a launch on the actor's own in-order
@@ -278,7 +300,7 @@ class kernel_actor final : public kernel_actor_base {
                                     const shared_future<void>&) { record(*slot, items, started); });
 
     auto results = [&]<std::size_t... Ps>(std::index_sequence<Ps...>) {
-      return std::tuple_cat(result<Ps>(std::get<Ps>(*arguments), slot, done)...);
+      return std::tuple_cat(result<Ps>(std::get<Ps>(*arguments), slot, done, *memory)...);
     }
     (std::make_index_sequence<positions>{});
     respond(std::move(results), promise);
@@ -365,6 +387,7 @@ class kernel_actor final : public kernel_actor_base {
     deps.add(written);
     memory.keep.push_back(kept);
     memory.writes.push_back(std::move(written));
+    memory.inputs.push_back({kept, &typeid(std::vector<T>), kept->size()});
     return argument;
   }
   template <std::size_t P, class Tag, class T>
@@ -401,7 +424,8 @@ class kernel_actor final : public kernel_actor_base {
 
   /// The response element of position P, as a tuple of zero or one future.
   template <std::size_t P, class Argument>
-  auto result(Argument& argument, device_slot& slot, const shared_future<void>& done) {
+  auto result(Argument& argument, device_slot& slot, const shared_future<void>& done,
+              request_memory& memory) {
     using tag = std::tuple_element_t<P, std::tuple<Tags...>>;
     using output = typename tag_traits<tag>::output;
     if constexpr (std::is_same_v<output, none>) {
@@ -409,7 +433,17 @@ class kernel_actor final : public kernel_actor_base {
     } else if constexpr (is_mem_ref_v<output>) {
       return std::tuple{make_ready_future(output{argument.memory, argument.count, done})};
     } else {
-      return std::tuple{slot.queue.read(argument.memory, 0, argument.count, after(done))};
+      using T = typename output::value_type;
+      const std::size_t count = argument.count;
+      auto storage = memory.take<T>(count);
+      if (!storage) return std::tuple{slot.queue.read(argument.memory, 0, count, after(done))};
+      auto read =
+          slot.queue.read_into(argument.memory, std::span<T>{storage->data(), count}, after(done));
+      return std::tuple{std::move(read).then(inline_execution, [storage, count](future<void> f) {
+        f.get();
+        storage->resize(count);
+        return std::move(*storage);
+      })};
     }
   }
 
