@@ -23,14 +23,18 @@ double milliseconds_since(clock_type::time_point start) {
 int main(int argc, char** argv) {
   std::size_t rows = 1'000'000;
   u32 cardinality = 1000;
+  bool profile = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string option = argv[i];
     if (option == "--rows") {
       rows = std::stoull(argv[i + 1]);
+    } else if (option == "--profile") {
+      profile = std::string{argv[i + 1]} == "yes";
     } else if (option == "--cardinality") {
       cardinality = static_cast<u32>(std::stoul(argv[i + 1]));
     } else {
-      std::cerr << "usage: wah-index [--rows N] [--cardinality C (0: any 32-bit value)]\n";
+      std::cerr << "usage: wah-index [--rows N] [--cardinality C (0: any 32-bit value)] "
+                   "[--profile yes]\n";
       return EXIT_FAILURE;
     }
   }
@@ -50,7 +54,10 @@ int main(int argc, char** argv) {
             << (same ? "" : "  DIFFERS") << "\n";
 
   troupe::actor_system sys;
-  for (const auto& dev : sys.devices()) {
+  // GPUs where there are any; else every device (PoCL's CPU device, say).
+  auto devices = sys.devices().type(troupe::device_type::gpu).all();
+  if (devices.empty()) devices = sys.devices().all();
+  for (const auto& dev : devices) {
     troupe::wah::device_builder builder(sys, dev);
     builder.build(column).get();  // compiles the kernels
     start = clock_type::now();
@@ -59,6 +66,11 @@ int main(int argc, char** argv) {
     std::cout << "  " << dev.name() << ": " << milliseconds_since(start) << " ms"
               << (difference.empty() ? "" : "  DIFFERS: " + difference) << "\n";
     same = same && difference.empty();
+    if (profile) {
+      for (const auto& [stage, seconds] : builder.stage_seconds(column)) {
+        std::cout << "    " << stage << ": " << seconds * 1e3 << " ms\n";
+      }
+    }
   }
   std::cout << (same ? "all indexes are identical\n" : "the indexes differ\n");
   return same ? EXIT_SUCCESS : EXIT_FAILURE;

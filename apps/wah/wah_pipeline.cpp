@@ -1,6 +1,7 @@
 #include "wah_pipeline.hpp"
 
 #include <bit>
+#include <chrono>
 #include <limits>
 #include <optional>
 #include <tuple>
@@ -13,112 +14,14 @@ using namespace troupe::kernel;
 using ref32 = mem_ref<u32>;
 
 constexpr std::size_t block = 256;
-constexpr std::size_t tile = block * 8;
-constexpr u32 radix_bits = 4;
 
 constexpr const char* kernels = R"(
-#define BLOCK 256u
-#define ITEMS 8u
-#define TILE (BLOCK * ITEMS)
-#define RADIX 16u
 #define ROWS_PER_WORD 31u
 #define FILL_BIT 0x80000000u
-#define PAD(k) ((k) + ((k) >> 5))
 
 KERNEL void wah_row_ids(GLOBAL const u32* column, GLOBAL u32* rows, u32 n) {
   u32 i = GLOBAL_ID;
   if (i < n) rows[i] = i;
-}
-
-/* Per tile, how many keys have each digit: counts[digit * tiles + tile]. */
-KERNEL void radix_histogram(GLOBAL const u32* keys, GLOBAL u32* counts, u32 n, u32 shift) {
-  SHARED u32 bins[RADIX];
-  if (THREAD_ID < RADIX) bins[THREAD_ID] = 0;
-  SYNC_THREADS();
-  u32 first = BLOCK_ID * TILE;
-  for (u32 k = THREAD_ID; k < TILE; k += BLOCK) {
-    if (first + k < n) ATOMIC_ADD(&bins[(keys[first + k] >> shift) & (RADIX - 1)], 1u);
-  }
-  SYNC_THREADS();
-  if (THREAD_ID < RADIX) counts[THREAD_ID * GRID_DIM + BLOCK_ID] = bins[THREAD_ID];
-}
-
-FN u32 block_exclusive_sum(u32 x, SHARED_PTR u32* buffer) {
-  buffer[THREAD_ID] = x;
-  SYNC_THREADS();
-  for (u32 offset = 1; offset < BLOCK; offset <<= 1) {
-    u32 y = buffer[THREAD_ID];
-    if (THREAD_ID >= offset) y += buffer[THREAD_ID - offset];
-    SYNC_THREADS();
-    buffer[THREAD_ID] = y;
-    SYNC_THREADS();
-  }
-  return buffer[THREAD_ID] - x;
-}
-
-/* A stable scatter of each tile by digit: the tile is sorted by digit in shared memory first,
-   so that each digit's run is written to its place (offsets: the scanned counts) coalesced. */
-KERNEL void radix_scatter(GLOBAL const u32* keys, GLOBAL const u32* rows,
-                          GLOBAL const u32* offsets, GLOBAL u32* keys_out, GLOBAL u32* rows_out,
-                          u32 n, u32 shift) {
-  SHARED u32 tile_keys[PAD(TILE)];
-  SHARED u32 tile_rows[PAD(TILE)];
-  SHARED u32 ranks[RADIX * BLOCK]; /* [digit * BLOCK + thread] */
-  SHARED u32 buffer[BLOCK];
-  SHARED u32 digit_start[RADIX];
-  SHARED u32 digit_target[RADIX];
-  u32 first = BLOCK_ID * TILE;
-  u32 valid = n - first < TILE ? n - first : TILE;
-  for (u32 k = THREAD_ID; k < valid; k += BLOCK) {
-    tile_keys[PAD(k)] = keys[first + k];
-    tile_rows[PAD(k)] = rows[first + k];
-  }
-  SYNC_THREADS();
-
-  /* This thread's items, and how many of each digit they hold. */
-  u32 own_keys[ITEMS], own_rows[ITEMS], seen[RADIX];
-  for (u32 d = 0; d < RADIX; ++d) seen[d] = 0;
-  for (u32 j = 0; j < ITEMS; ++j) {
-    u32 k = THREAD_ID * ITEMS + j;
-    if (k < valid) {
-      own_keys[j] = tile_keys[PAD(k)];
-      own_rows[j] = tile_rows[PAD(k)];
-      ++seen[(own_keys[j] >> shift) & (RADIX - 1)];
-    }
-  }
-  for (u32 d = 0; d < RADIX; ++d) ranks[d * BLOCK + THREAD_ID] = seen[d];
-  SYNC_THREADS();
-
-  /* Exclusive scan of ranks in digit-major order: each thread takes RADIX entries. */
-  u32 sum = 0;
-  for (u32 q = 0; q < RADIX; ++q) sum += ranks[THREAD_ID * RADIX + q];
-  u32 running = block_exclusive_sum(sum, buffer);
-  for (u32 q = 0; q < RADIX; ++q) {
-    u32 count = ranks[THREAD_ID * RADIX + q];
-    ranks[THREAD_ID * RADIX + q] = running;
-    running += count;
-  }
-  SYNC_THREADS();
-  if (THREAD_ID < RADIX) {
-    digit_start[THREAD_ID] = ranks[THREAD_ID * BLOCK];
-    digit_target[THREAD_ID] = offsets[THREAD_ID * GRID_DIM + BLOCK_ID];
-  }
-  for (u32 d = 0; d < RADIX; ++d) seen[d] = ranks[d * BLOCK + THREAD_ID];
-  for (u32 j = 0; j < ITEMS; ++j) {
-    if (THREAD_ID * ITEMS + j < valid) {
-      u32 place = seen[(own_keys[j] >> shift) & (RADIX - 1)]++;
-      tile_keys[PAD(place)] = own_keys[j];
-      tile_rows[PAD(place)] = own_rows[j];
-    }
-  }
-  SYNC_THREADS();
-  for (u32 k = THREAD_ID; k < valid; k += BLOCK) {
-    u32 key = tile_keys[PAD(k)];
-    u32 d = (key >> shift) & (RADIX - 1);
-    u32 target = digit_target[d] + k - digit_start[d];
-    keys_out[target] = key;
-    rows_out[target] = tile_rows[PAD(k)];
-  }
 }
 
 KERNEL void wah_chunks(GLOBAL const u32* keys, GLOBAL const u32* rows, GLOBAL u32* chunks,
@@ -163,17 +66,19 @@ KERNEL void wah_fuse(GLOBAL const u32* fills, GLOBAL const u32* literals, GLOBAL
 }
 )";
 
-std::size_t rounded(std::size_t n, std::size_t per_block) {
-  return (n + per_block - 1) / per_block * block;
-}
 nd_range items_range(std::size_t n) {
-  return nd_range{{rounded(n, block)}, {block}};
-}
-nd_range tiles_range(std::size_t n) {
-  return nd_range{{rounded(n, tile)}, {block}};
+  return nd_range{{(n + block - 1) / block * block}, {block}};
 }
 size_rule like_input(std::size_t position, std::size_t factor = 1) {
   return [position, factor](const request_shape& shape) { return factor * shape.sizes[position]; };
+}
+u32 checked_rows(std::size_t rows) {
+  if (rows == 0) throw error{errc::invalid_argument, "wah: the column is empty"};
+  if (rows > std::numeric_limits<u32>::max()) {
+    throw error{errc::invalid_argument,
+                "wah: " + std::to_string(rows) + " rows; rows are numbered in 32 bits"};
+  }
+  return static_cast<u32>(rows);
 }
 u32 count_of(const ref32& data) {
   return static_cast<u32>(data.size());
@@ -182,83 +87,30 @@ ref32 ref_at(const message& m, std::size_t i) {
   return m.get_as<ref32>(i);
 }
 
-/// The actors of the radix sort (stage 2).
-struct sort_stages {
-  actor largest;    // scan with max: its last element is the largest key
-  actor histogram;  // digit counts per tile
-  actor offsets;    // exclusive sum of the counts
-  actor scatter;    // the stable scatter
-};
-
-/// The passes of the radix sort from `shift` on, each enqueued once the one before has answered
-/// (at once: its outputs are mem_refs).
-future<message> radix_passes(const sort_stages& stages, ref32 keys, ref32 rows, u32 shift,
-                             u32 end) {
-  if (shift >= end) return make_ready_future(make_message(std::move(keys), std::move(rows)));
-  return request<ref32>(stages.histogram, keys, shift)
-      .then([stages](ref32 counts) { return request<ref32>(stages.offsets, std::move(counts)); })
-      .then([stages, keys, rows, shift](ref32 offsets) {
-        return request<message>(stages.scatter, keys, rows, std::move(offsets), shift);
-      })
-      .then([stages, shift, end](message sorted) {
-        return radix_passes(stages, ref_at(sorted, 0), ref_at(sorted, 1), shift + radix_bits, end);
-      });
-}
-
 }  // namespace
 
 device_builder::device_builder(actor_system& system, const device& dev) {
   const source code = portable_source(kernels);
   const auto here = on(dev);
 
+  // Stage 1 takes the column from the host, or (resident_pipeline) already on the device.
   auto row_ids = system.spawn_kernel(
       code, "wah_row_ids", nd_range{{1}}, here,
       map_input([](std::vector<u32> column)
                     -> std::optional<std::tuple<nd_range, std::vector<u32>, u32>> {
-        if (column.empty()) throw error{errc::invalid_argument, "wah: the column is empty"};
-        if (column.size() > std::numeric_limits<u32>::max()) {
-          throw error{errc::invalid_argument, "wah: " + std::to_string(column.size()) +
-                                                  " rows; rows are numbered in 32 bits"};
-        }
-        const auto n = static_cast<u32>(column.size());
+        const u32 n = checked_rows(column.size());
         return std::tuple{items_range(n), std::move(column), n};
       }),
       in_out<u32, val, ref>{}, out<u32, ref>{like_input(0)}, priv<u32, val>{});
+  auto resident_row_ids = system.spawn_kernel(
+      code, "wah_row_ids", nd_range{{1}}, here,
+      map_input([](ref32 column) -> std::optional<std::tuple<nd_range, ref32, u32>> {
+        const u32 n = checked_rows(column.size());
+        return std::tuple{items_range(n), std::move(column), n};
+      }),
+      in_out<u32, ref, ref>{}, out<u32, ref>{like_input(0)}, priv<u32, val>{});
 
-  sort_stages stages;
-  stages.largest = spawn_scan(system, here, {scan_operator::max, true, false, false});
-  stages.histogram = system.spawn_kernel(
-      code, "radix_histogram", nd_range{{1}}, here,
-      map_input([](ref32 keys, u32 shift) -> std::optional<std::tuple<nd_range, ref32, u32, u32>> {
-        const u32 n = count_of(keys);
-        return std::tuple{tiles_range(n), std::move(keys), n, shift};
-      }),
-      in<u32, ref>{}, out<u32, ref>{[](const request_shape& shape) {
-        return (1u << radix_bits) * (rounded(shape.sizes[0], tile) / block);
-      }},
-      priv<u32, val>{}, priv<u32, val>{});
-  stages.offsets = spawn_scan(system, here, {scan_operator::sum, false, false, false});
-  stages.scatter = system.spawn_kernel(
-      code, "radix_scatter", nd_range{{1}}, here,
-      map_input([](ref32 keys, ref32 rows, ref32 offsets, u32 shift)
-                    -> std::optional<std::tuple<nd_range, ref32, ref32, ref32, u32, u32>> {
-        const u32 n = count_of(keys);
-        return std::tuple{tiles_range(n), std::move(keys), std::move(rows), std::move(offsets), n,
-                          shift};
-      }),
-      in<u32, ref>{}, in<u32, ref>{}, in<u32, ref>{}, out<u32, ref>{like_input(0)},
-      out<u32, ref>{like_input(0)}, priv<u32, val>{}, priv<u32, val>{});
-  // The number of passes follows from the largest key: one number read back.
-  auto sort = system.spawn([stages](ref32 keys, ref32 rows) {
-    const std::size_t n = keys.size();
-    return request<ref32>(stages.largest, keys)
-        .then([n](ref32 maxima) { return maxima.memory().read(n - 1, 1, after(maxima.ready())); })
-        .then([stages, keys, rows](std::vector<u32> largest) {
-          const auto bits = static_cast<u32>(std::bit_width(largest.at(0)));
-          const u32 end = std::max(radix_bits, (bits + radix_bits - 1) / radix_bits * radix_bits);
-          return radix_passes(stages, keys, rows, 0, end);
-        });
-  });
+  auto sort = spawn_radix_sort(system, here);
 
   auto chunks = system.spawn_kernel(
       code, "wah_chunks", nd_range{{1}}, here,
@@ -347,7 +199,34 @@ device_builder::device_builder(actor_system& system, const device& dev) {
         });
   });
 
-  pipeline_ = lookup * words * fills * one_per_run * runs * chunks * sort * row_ids;
+  stages_ = {{"row ids", row_ids},         {"radix sort", sort},        {"chunks", chunks},
+             {"heads and scan", runs},     {"compaction", one_per_run}, {"fills", fills},
+             {"fuseFillsLiterals", words}, {"lookup", lookup}};
+  auto after_row_ids = lookup * words * fills * one_per_run * runs * chunks * sort;
+  pipeline_ = after_row_ids * row_ids;
+  resident_pipeline_ = after_row_ids * resident_row_ids;
+}
+
+std::vector<std::pair<std::string, double>> device_builder::stage_seconds(
+    const std::vector<u32>& column) const {
+  std::vector<std::pair<std::string, double>> times;
+  actor prefix;
+  double before = 0;
+  for (const auto& [name, stage] : stages_) {
+    prefix = prefix ? stage * prefix : stage;
+    auto run_once = [&] {
+      const auto start = std::chrono::steady_clock::now();
+      auto outputs = request<message>(prefix, column).get();
+      for (std::size_t i = 0; i < outputs.size(); ++i) ref_at(outputs, i).ready().get();
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    run_once();  // warm-up
+    double best = run_once();
+    for (int repeat = 0; repeat < 2; ++repeat) best = std::min(best, run_once());
+    times.emplace_back(name, best - before);
+    before = best;
+  }
+  return times;
 }
 
 future<wah_index> device_builder::build(std::vector<u32> column) const {

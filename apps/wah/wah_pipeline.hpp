@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "troupe/kernel.hpp"
@@ -18,7 +20,7 @@ namespace troupe::wah {
 ///   6. fills             the empty chunks before each literal, as a fill word (or 0)
 ///   7. fuseFillsLiterals fills and literals interleaved, the zero fills compacted away
 ///   8. lookup            where each value's words start
-/// Stages 4, 5, 7 and 8 use the scan and compaction actors of the kernel layer.
+/// Stages 2, 4, 5, 7 and 8 are the radix sort, scan and compaction actors of the kernel layer.
 class device_builder {
  public:
   /// Spawns the stages on `dev`; their kernels compile in the background.
@@ -27,12 +29,20 @@ class device_builder {
   /// The composed pipeline: a `std::vector<u32>` column in; `(words, values, offsets)` out as
   /// mem_refs, offsets with one entry per value (the last value's words end at words.size()).
   const actor& pipeline() const noexcept { return pipeline_; }
+  /// The same from a `mem_ref<u32>` column already on the device (it needs read_write rights).
+  const actor& resident_pipeline() const noexcept { return resident_pipeline_; }
 
   /// The index of `column`, built on the device and read back.
   future<wah_index> build(std::vector<u32> column) const;
 
+  /// Where the time goes: per stage, its share of the time until every output is ready (run
+  /// up to that stage, best of three, minus the stages before). Waits; for measuring only.
+  std::vector<std::pair<std::string, double>> stage_seconds(const std::vector<u32>& column) const;
+
  private:
+  std::vector<std::pair<std::string, actor>> stages_;
   actor pipeline_;
+  actor resident_pipeline_;
 };
 
 }  // namespace troupe::wah

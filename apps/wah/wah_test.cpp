@@ -2,6 +2,7 @@
 // host build against the reference, and the device pipeline bit for bit against the reference.
 #include <map>
 #include <random>
+#include <span>
 #include <thread>
 
 #include "kernel/kernel_fixture.hpp"
@@ -92,6 +93,20 @@ TEST_P(wah_device, the_pipeline_answers_with_device_memory) {
   EXPECT_EQ(built.get_as<kernel::mem_ref<u32>>(0).size(), reference.words.size());
   EXPECT_EQ(built.get_as<kernel::mem_ref<u32>>(1).size(), reference.values.size());
   EXPECT_TRUE(built.get_as<kernel::mem_ref<u32>>(0).device() == dev);
+}
+
+TEST_P(wah_device, a_column_on_the_device_gives_the_same_index) {
+  wah::device_builder builder(sys, dev);
+  const auto column = random_column(40000, 300, 2);
+  auto memory = dev.allocate<u32>(column.size());
+  memory.write(std::span<const u32>{column}).get();
+  kernel::mem_ref<u32> on_device{memory, column.size(), make_ready_future().share()};
+  auto built = request<message>(builder.resident_pipeline(), on_device).get();
+  wah::wah_index index{built.get_as<kernel::mem_ref<u32>>(1).read().get(),
+                       built.get_as<kernel::mem_ref<u32>>(2).read().get(),
+                       built.get_as<kernel::mem_ref<u32>>(0).read().get()};
+  index.offsets.push_back(static_cast<u32>(index.words.size()));
+  EXPECT_EQ(wah::first_difference(wah::build_on_cpu(column), index), "");
 }
 
 TEST_P(wah_device, builds_run_concurrently) {

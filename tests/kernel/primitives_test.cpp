@@ -1,5 +1,5 @@
-// The scan and stream-compaction actors, against scans and compactions computed on the CPU,
-// at sizes from one element to several levels of tiles.
+// The scan, stream-compaction and radix sort actors, against the same computed on the CPU, at
+// sizes from one element to several levels of tiles.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -177,6 +177,45 @@ TEST_P(kernel_primitives, compaction_errors_name_the_problem) {
   EXPECT_NE(ask({}, keep).find("no columns"), std::string::npos);
   EXPECT_NE(ask({keep}, {}).find("keep mem_ref is empty"), std::string::npos);
   EXPECT_NE(ask({keep, {}}, keep).find("column 1 is an empty mem_ref"), std::string::npos);
+}
+
+TEST_P(kernel_primitives, radix_sort_orders_by_key_and_keeps_equal_keys_in_order) {
+  auto sort = spawn_radix_sort(sys, on(dev));
+  for (std::size_t n : sizes) {
+    // One key; 3 bits (one pass); 20 bits; all 32 bits (8 passes).
+    for (u32 bound : {1u, 8u, 1u << 20, 0u}) {
+      const auto keys = random_values(n, bound, static_cast<unsigned>(n) + bound);
+      std::vector<u32> values(n);
+      for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<u32>(i);  // original positions
+      std::vector<std::pair<u32, u32>> expected(n);
+      for (std::size_t i = 0; i < n; ++i) expected[i] = {keys[i], values[i]};
+      std::stable_sort(expected.begin(), expected.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      auto sorted = request<message>(sort, upload(keys), upload(values)).get();
+      ASSERT_TRUE((sorted.match<mem_ref<u32>, mem_ref<u32>>()));
+      const auto got_keys = sorted.get_as<mem_ref<u32>>(0).read().get();
+      const auto got_values = sorted.get_as<mem_ref<u32>>(1).read().get();
+      ASSERT_EQ(got_keys.size(), n);
+      ASSERT_EQ(got_values.size(), n);
+      std::size_t wrong = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        wrong += got_keys[i] != expected[i].first || got_values[i] != expected[i].second;
+      }
+      EXPECT_EQ(wrong, 0u) << "n=" << n << " bound=" << bound;
+    }
+  }
+}
+
+TEST_P(kernel_primitives, radix_sort_errors_name_the_problem) {
+  auto sort = spawn_radix_sort(sys, on(dev));
+  auto ask = [&](mem_ref<u32> keys, mem_ref<u32> values) {
+    return std::string{error_of(request<message>(sort, std::move(keys), std::move(values))).what()};
+  };
+  const auto ten = upload(std::vector<u32>(10, 1));
+  EXPECT_NE(ask(ten, upload(std::vector<u32>(9, 1))).find("10 keys but 9 values"),
+            std::string::npos);
+  EXPECT_NE(ask({}, ten).find("keys mem_ref is empty"), std::string::npos);
+  EXPECT_NE(ask(ten, {}).find("values mem_ref is empty"), std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(devices, kernel_primitives, ::testing::ValuesIn(device_names()),
