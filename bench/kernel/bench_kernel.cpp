@@ -309,16 +309,26 @@ int main(int argc, char** argv) {
     troupe::config config(argc, argv);
     std::vector<std::string> arguments = config.remaining_args;
     bool gpus_only = false;
-    std::erase_if(arguments, [&](const std::string& a) {
-      if (a != "--gpus-only") return false;
-      gpus_only = true;
-      return true;
-    });
+    std::vector<std::string> mandelbrot_images;  // WxHxI; empty: the paper's four
+    for (std::size_t i = 0; i < arguments.size();) {
+      if (arguments[i] == "--gpus-only") {
+        gpus_only = true;
+        arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i));
+      } else if (arguments[i] == "--mandelbrot" && i + 1 < arguments.size()) {
+        mandelbrot_images.push_back(arguments[i + 1]);
+        arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
+                        arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+      } else {
+        ++i;
+      }
+    }
     std::vector<char*> pointers;
     for (std::string& argument : arguments) pointers.push_back(argument.data());
     options settings = parse_options(suite, static_cast<int>(pointers.size()), pointers.data());
     if (settings.help) {
-      std::cout << usage(suite) << "  --gpus-only    leave out CPU devices (PoCL)\n";
+      std::cout << usage(suite) << "  --gpus-only    leave out CPU devices (PoCL)\n"
+                << "  --mandelbrot WxHxI  only this image (width x height x iterations); "
+                   "repeatable\n";
       return 0;
     }
     config.threads = static_cast<std::size_t>(settings.threads);
@@ -333,10 +343,8 @@ int main(int argc, char** argv) {
     run_empty_stage(bench, system, targets);
     run_spawn(bench, system, targets);
     for (const auto& under_test : targets) {
-      // On a CPU device the kernel actor would share the host actors' cores: GPUs only.
-      if (under_test.gpu() || settings.quick) {
-        run_mandelbrot(bench, system, under_test.device, under_test.label());
-      }
+      run_mandelbrot(bench, system, under_test.device, under_test.label(), under_test.gpu(),
+                     mandelbrot_images);
       run_wah_build(bench, system, under_test.device, under_test.label(), under_test.gpu());
     }
     return bench.finish();

@@ -28,8 +28,9 @@ std::string check_product(const std::vector<float>& a, const std::vector<float>&
 
 /// The heterogeneous Mandelbrot: fixed shares offloaded to a kernel actor on `dev`, the rest on
 /// CPU actors, and the automatic split (mandelbrot.cpp).
+/// `images` ("1920x1080x100") narrows the paper's four images; empty runs them all.
 void run_mandelbrot(device_bench& bench, troupe::actor_system& system, const troupe::device& dev,
-                    const device_label& label);
+                    const device_label& label, bool gpu, const std::vector<std::string>& images);
 
 /// The WAH index built by kernel actors on `dev` against the host (wah_build.cpp).
 void run_wah_build(device_bench& bench, troupe::actor_system& system, const troupe::device& dev,

@@ -48,12 +48,12 @@ int main() {
       in<u32, ref>{}, in<u32, ref>{}, out<u32, ref>{2 * std::size_t{m}}, priv<u32>{m});
   auto fuse_and_compact = spawn_compaction(sys, on(*dev)) * fuse;
 
-  auto words = troupe::request<std::vector<mem_ref<u32>>>(fuse_and_compact, upload(fills),
-                                                          upload(literals))
-                   .get()
-                   .at(0)
-                   .read()
-                   .get();
+  auto words =
+      troupe::request<std::vector<mem_ref<u32>>>(fuse_and_compact, upload(fills), upload(literals))
+          .get()
+          .at(0)
+          .read()
+          .get();
 
   std::vector<u32> expected;
   for (u32 j = 0; j < m; ++j) {

@@ -94,12 +94,27 @@ class void_result final : public command_result {
   intrusive_ptr<shared_state<void>> state_;
 };
 
+/// Sizes from which host memory that a read fills is given huge pages.
+inline constexpr std::size_t huge_page_threshold = std::size_t{8} << 20;
+
+/// Asks the kernel for transparent huge pages for [data, data + bytes) (Linux; elsewhere, and
+/// where the kernel declines, nothing happens).
+void advise_huge_pages(void* data, std::size_t bytes) noexcept;
+
 /// A command_result for a read into a vector it owns: future<std::vector<T>>.
 template <class T>
 class vector_result final : public command_result {
  public:
   vector_result(intrusive_ptr<executor> ex, std::size_t count)
-      : state_(new shared_state<std::vector<T>>(std::move(ex)), adopt_ref), data_(count) {}
+      : state_(new shared_state<std::vector<T>>(std::move(ex)), adopt_ref) {
+    // A large result is fresh memory that the zeroing below faults in page by page, which costs
+    // more than the copy from the device: huge pages first.
+    if (count * sizeof(T) >= huge_page_threshold) {
+      data_.reserve(count);
+      advise_huge_pages(data_.data(), count * sizeof(T));
+    }
+    data_.resize(count);
+  }
   void complete() noexcept override { state_->try_set_value(std::move(data_)); }
   void fail(std::exception_ptr error) noexcept override { state_->try_set_error(std::move(error)); }
   state_base& state() noexcept override { return *state_; }
