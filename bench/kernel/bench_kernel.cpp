@@ -43,7 +43,8 @@ struct target {
   bool gpu() const { return device.info().type == troupe::device_type::gpu; }
 };
 
-std::vector<target> find_targets(troupe::actor_system& system, bool gpus_only) {
+std::vector<target> find_targets(troupe::actor_system& system, bool gpus_only,
+                                 const std::string& only_backend) {
   std::vector<target> targets;
   std::size_t opencl_ordinal = 0;
   [[maybe_unused]] std::size_t cuda_ordinal = 0;
@@ -59,6 +60,7 @@ std::vector<target> find_targets(troupe::actor_system& system, bool gpus_only) {
 #endif
     }
     if (gpus_only && !found.gpu()) continue;
+    if (!only_backend.empty() && to_string(dev.backend()) != only_backend) continue;
     targets.push_back(std::move(found));
   }
   std::cout << "devices:\n";
@@ -88,12 +90,13 @@ actor spawn_multiply(actor_system& system, const troupe::device& dev, std::size_
 }
 
 void run_matmul_request(device_bench& bench, actor_system& system,
-                        const std::vector<target>& targets) {
+                        const std::vector<target>& targets, const std::vector<std::size_t>& only) {
   if (!bench.selected("matmul_request")) return;
   for (const auto& under_test : targets) {
     std::vector<std::size_t> sizes = under_test.gpu()
                                          ? std::vector<std::size_t>{1000, 2000, 4000, 8000, 12000}
                                          : std::vector<std::size_t>{250, 500, 1000};
+    if (!only.empty()) sizes = only;
     if (bench.quick()) sizes = {64, 128};
     for (std::size_t n : sizes) {
       auto a = std::make_shared<const std::vector<float>>(matrix(n, 5));
@@ -310,10 +313,20 @@ int main(int argc, char** argv) {
     std::vector<std::string> arguments = config.remaining_args;
     bool gpus_only = false;
     std::vector<std::string> mandelbrot_images;  // WxHxI; empty: the paper's four
+    std::vector<std::size_t> matmul_sizes;       // N; empty: the paper's five
+    std::string only_backend;                    // "opencl" or "cuda"; empty: both
     for (std::size_t i = 0; i < arguments.size();) {
       if (arguments[i] == "--gpus-only") {
         gpus_only = true;
         arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i));
+      } else if (arguments[i] == "--backend" && i + 1 < arguments.size()) {
+        only_backend = arguments[i + 1];
+        arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
+                        arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+      } else if (arguments[i] == "--matmul" && i + 1 < arguments.size()) {
+        matmul_sizes.push_back(std::stoul(arguments[i + 1]));
+        arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
+                        arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
       } else if (arguments[i] == "--mandelbrot" && i + 1 < arguments.size()) {
         mandelbrot_images.push_back(arguments[i + 1]);
         arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
@@ -327,18 +340,20 @@ int main(int argc, char** argv) {
     options settings = parse_options(suite, static_cast<int>(pointers.size()), pointers.data());
     if (settings.help) {
       std::cout << usage(suite) << "  --gpus-only    leave out CPU devices (PoCL)\n"
+                << "  --backend B    only devices of backend B (opencl or cuda)\n"
+                << "  --matmul N     only this matrix size for matmul_request; repeatable\n"
                 << "  --mandelbrot WxHxI  only this image (width x height x iterations); "
                    "repeatable\n";
       return 0;
     }
     config.threads = static_cast<std::size_t>(settings.threads);
     troupe::actor_system system{config};
-    auto targets = find_targets(system, gpus_only);
+    auto targets = find_targets(system, gpus_only, only_backend);
     device_bench bench{settings};
     std::cout << "bench-kernel: " << settings.threads << " threads, " << settings.warmup
               << " warm-up + " << settings.runs << " timed runs per variant"
               << (settings.quick ? " (quick)" : "") << ", CSV " << settings.csv.string() << "\n\n";
-    run_matmul_request(bench, system, targets);
+    run_matmul_request(bench, system, targets, matmul_sizes);
     run_matmul_iterated(bench, system, targets);
     run_empty_stage(bench, system, targets);
     run_spawn(bench, system, targets);
