@@ -1,8 +1,9 @@
 // The heterogeneous Mandelbrot of the CAF OpenCL actors paper: the image is split by rows
 // between a kernel actor (the first rows) and CPU actors (the rest), at fixed shares of 0 to 100 %
-// offloaded, and at the share a proportional balancer finds from measured throughput.
+// offloaded, and at the share a balancer finds from the measured speed of both sides.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <random>
@@ -169,30 +170,51 @@ class renderer {
   std::vector<actor> host_actors_;
 };
 
-/// The automatic split: each rendering gives the device the share of rows that makes both sides
-/// finish together at their measured rates (rows per second, averaged over the renderings so
-/// far with weight 1/2 for the newest: rows differ in cost, so a rate depends on the share).
-class proportional_split {
+/// The automatic split. From each rendering it learns (averaged with weight 1/2 for the newest)
+/// the device's seconds per row and the host's seconds per row per actor, and gives the host
+/// the number of rows, a multiple of its actor count, that minimises the later of the two
+/// finishing times: host rows are computed `actors` at a time, so a share too small to occupy
+/// them all takes a whole row's time, and then none is best. Rows differ in cost, so the rates
+/// depend on the share; each rendering corrects them.
+class granular_split {
  public:
+  explicit granular_split(u32 actors) : actors_(std::max(1u, actors)) {}
+
   u32 device_rows(u32 height) const {
-    return static_cast<u32>(std::lround(share_ * static_cast<double>(height)));
+    if (device_row_seconds_ == 0 || host_row_seconds_ == 0) return height / 2;
+    u32 best_host_rows = 0;
+    double best = predicted(height, 0);
+    for (u32 host_rows = actors_; host_rows <= height; host_rows += actors_) {
+      const double time = predicted(height, host_rows);
+      if (time < best) {
+        best = time;
+        best_host_rows = host_rows;
+      }
+    }
+    return height - best_host_rows;
   }
-  double share() const noexcept { return share_; }
 
   void learn(const rendering& done, u32 height) {
     const u32 host_rows = height - done.device_rows;
-    if (done.device_rows > 0) average(device_rate_, done.device_rows / done.device_seconds);
-    if (host_rows > 0) average(host_rate_, host_rows / done.host_seconds);
-    if (device_rate_ > 0 && host_rate_ > 0) share_ = device_rate_ / (device_rate_ + host_rate_);
+    if (done.device_rows > 0) average(device_row_seconds_, done.device_seconds / done.device_rows);
+    if (host_rows > 0) {
+      const double rounds = std::ceil(static_cast<double>(host_rows) / actors_);
+      average(host_row_seconds_, done.host_seconds / rounds);
+    }
   }
 
  private:
-  static void average(double& rate, double measured) {
-    rate = rate == 0 ? measured : (rate + measured) / 2;
+  double predicted(u32 height, u32 host_rows) const {
+    const double device = (height - host_rows) * device_row_seconds_;
+    const double host = std::ceil(static_cast<double>(host_rows) / actors_) * host_row_seconds_;
+    return std::max(device, host);
+  }
+  static void average(double& seconds, double measured) {
+    seconds = seconds == 0 ? measured : (seconds + measured) / 2;
   }
 
-  double share_ = 0.5;
-  double device_rate_ = 0, host_rate_ = 0;
+  u32 actors_;
+  double device_row_seconds_ = 0, host_row_seconds_ = 0;
 };
 
 }  // namespace
@@ -240,12 +262,15 @@ void run_mandelbrot(device_bench& bench, actor_system& system, const troupe::dev
       fixed.check = [paint, done] { return paint->check(*done); };
       rows.variants.push_back(std::move(fixed));
     }
-    auto split = std::make_shared<proportional_split>();
+    auto split = std::make_shared<granular_split>(static_cast<u32>(system.settings().threads));
+    auto last_share = std::make_shared<double>(0);
     device_variant automatic;
     automatic.name = "troupe-auto";
     automatic.prepare = [done] { *done = {}; };
-    automatic.run = [paint, done, split, height = img.height] {
-      *done = paint->render(split->device_rows(height));
+    automatic.run = [paint, done, split, last_share, height = img.height] {
+      const u32 device_rows = split->device_rows(height);
+      *last_share = static_cast<double>(device_rows) / height;
+      *done = paint->render(device_rows);
       split->learn(*done, height);
     };
     automatic.check = [paint, done] { return paint->check(*done); };
@@ -265,7 +290,7 @@ void run_mandelbrot(device_bench& bench, actor_system& system, const troupe::dev
     const auto& autos = measured.back();
     if (autos.ok && !autos.seconds.empty() && !best_name.empty()) {
       std::printf("  automatic split: %.1f %% offloaded, %.3f x the best fixed split (%s)\n\n",
-                  100 * split->share(), autos.median() / best, best_name.c_str());
+                  100 * *last_share, autos.median() / best, best_name.c_str());
     }
   }
 }
