@@ -71,6 +71,10 @@ std::vector<u32> rows_on_host(const image& img, u32 first_row, u32 rows) {
   return counts;
 }
 
+std::size_t host_actors(const actor_system& system) {
+  return std::max<std::size_t>(1, system.settings().threads - 1);
+}
+
 /// One rendering: the device's rows first, then the host's in bands, with each side's time.
 struct rendering {
   u32 device_rows = 0;
@@ -93,8 +97,10 @@ class renderer {
         out<u32>{}, priv<u32>{img.width}, priv<u32, val>{}, priv<u32, val>{},
         priv<u32>{img.iterations}, priv<float>{region_x0}, priv<float>{region_y0},
         priv<float>{img.dx()}, priv<float>{img.dy()});
-    // One CPU actor per worker thread; each takes several bands, so that costly rows spread.
-    for (std::size_t i = 0; i < system.settings().threads; ++i) {
+    // One CPU actor per worker thread but one: continuations of device commands (the kernel
+    // actor's response) run on the workers, and with every worker computing rows they would
+    // wait for one. Each actor takes several bands, so that costly rows spread.
+    for (std::size_t i = 0; i < host_actors(system); ++i) {
       host_actors_.push_back(system.spawn(
           [img](u32 first_row, u32 rows) { return rows_on_host(img, first_row, rows); }));
     }
@@ -175,7 +181,8 @@ class renderer {
 /// the number of rows, a multiple of its actor count, that minimises the later of the two
 /// finishing times: host rows are computed `actors` at a time, so a share too small to occupy
 /// them all takes a whole row's time, and then none is best. Rows differ in cost, so the rates
-/// depend on the share; each rendering corrects them.
+/// depend on the share; each rendering corrects them, and the host gets rows only where that is
+/// predicted 5 % faster than none.
 class granular_split {
  public:
   explicit granular_split(u32 actors) : actors_(std::max(1u, actors)) {}
@@ -183,7 +190,7 @@ class granular_split {
   u32 device_rows(u32 height) const {
     if (device_row_seconds_ == 0 || host_row_seconds_ == 0) return height / 2;
     u32 best_host_rows = 0;
-    double best = predicted(height, 0);
+    double best = predicted(height, 0) * 0.95;
     for (u32 host_rows = actors_; host_rows <= height; host_rows += actors_) {
       const double time = predicted(height, host_rows);
       if (time < best) {
@@ -246,7 +253,7 @@ void run_mandelbrot(device_bench& bench, actor_system& system, const troupe::dev
                     .parameters = "width=" + std::to_string(img.width) +
                                   ";height=" + std::to_string(img.height) +
                                   ";iterations=" + std::to_string(img.iterations) +
-                                  ";host_actors=" + std::to_string(system.settings().threads),
+                                  ";host_actors=" + std::to_string(host_actors(system)),
                     .device = label,
                     // The large image at low shares takes seconds a run on the host (half a
                     // minute at 0 % and 1000 iterations).
@@ -262,7 +269,7 @@ void run_mandelbrot(device_bench& bench, actor_system& system, const troupe::dev
       fixed.check = [paint, done] { return paint->check(*done); };
       rows.variants.push_back(std::move(fixed));
     }
-    auto split = std::make_shared<granular_split>(static_cast<u32>(system.settings().threads));
+    auto split = std::make_shared<granular_split>(static_cast<u32>(host_actors(system)));
     auto last_share = std::make_shared<double>(0);
     device_variant automatic;
     automatic.name = "troupe-auto";
