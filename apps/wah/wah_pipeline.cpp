@@ -83,6 +83,16 @@ u32 checked_rows(std::size_t rows) {
 u32 count_of(const ref32& data) {
   return static_cast<u32>(data.size());
 }
+/// The input mapping of a kernel with one work item per element of its first input: the
+/// mem_refs as they came, then that element count.
+template <class... More>
+auto one_item_per_element() {
+  return map_input(
+      [](ref32 first, More... more) -> std::optional<std::tuple<nd_range, ref32, More..., u32>> {
+        const u32 n = count_of(first);
+        return std::tuple{items_range(n), std::move(first), std::move(more)..., n};
+      });
+}
 ref32 ref_at(const message& m, std::size_t i) {
   return m.get_as<ref32>(i);
 }
@@ -112,25 +122,15 @@ device_builder::device_builder(actor_system& system, const device& dev) {
 
   auto sort = spawn_radix_sort(system, here);
 
-  auto chunks = system.spawn_kernel(
-      code, "wah_chunks", nd_range{{1}}, here,
-      map_input(
-          [](ref32 keys, ref32 rows) -> std::optional<std::tuple<nd_range, ref32, ref32, u32>> {
-            const u32 n = count_of(keys);
-            return std::tuple{items_range(n), std::move(keys), std::move(rows), n};
-          }),
-      in_out<u32, ref, ref>{}, in<u32, ref>{}, out<u32, ref>{like_input(0)},
-      out<u32, ref>{like_input(0)}, priv<u32, val>{});
+  auto chunks =
+      system.spawn_kernel(code, "wah_chunks", nd_range{{1}}, here, one_item_per_element<ref32>(),
+                          in_out<u32, ref, ref>{}, in<u32, ref>{}, out<u32, ref>{like_input(0)},
+                          out<u32, ref>{like_input(0)}, priv<u32, val>{});
 
-  auto heads = system.spawn_kernel(
-      code, "wah_heads", nd_range{{1}}, here,
-      map_input([](ref32 keys,
-                   ref32 chunk_ids) -> std::optional<std::tuple<nd_range, ref32, ref32, u32>> {
-        const u32 n = count_of(keys);
-        return std::tuple{items_range(n), std::move(keys), std::move(chunk_ids), n};
-      }),
-      in_out<u32, ref, ref>{}, in_out<u32, ref, ref>{}, out<u32, ref>{like_input(0)},
-      out<u32, ref>{like_input(0)}, priv<u32, val>{});
+  auto heads = system.spawn_kernel(code, "wah_heads", nd_range{{1}}, here,
+                                   one_item_per_element<ref32>(), in_out<u32, ref, ref>{},
+                                   in_out<u32, ref, ref>{}, out<u32, ref>{like_input(0)},
+                                   out<u32, ref>{like_input(0)}, priv<u32, val>{});
   auto merge_bits = spawn_scan(system, here, {scan_operator::bit_or, true, false, true});
   auto runs = system.spawn([heads, merge_bits](ref32 keys, ref32 chunk_ids, ref32 literals) {
     return request<message>(heads, std::move(keys), std::move(chunk_ids))
@@ -153,26 +153,15 @@ device_builder::device_builder(actor_system& system, const device& dev) {
         });
   });
 
-  auto fills = system.spawn_kernel(
-      code, "wah_fills", nd_range{{1}}, here,
-      map_input([](ref32 keys, ref32 chunk_ids, ref32 literals)
-                    -> std::optional<std::tuple<nd_range, ref32, ref32, ref32, u32>> {
-        const u32 m = count_of(keys);
-        return std::tuple{items_range(m), std::move(keys), std::move(chunk_ids),
-                          std::move(literals), m};
-      }),
-      in_out<u32, ref, ref>{}, in<u32, ref>{}, in_out<u32, ref, ref>{},
-      out<u32, ref>{like_input(0)}, out<u32, ref>{like_input(0)}, out<u32, ref>{like_input(0)},
-      priv<u32, val>{});
+  auto fills = system.spawn_kernel(code, "wah_fills", nd_range{{1}}, here,
+                                   one_item_per_element<ref32, ref32>(), in_out<u32, ref, ref>{},
+                                   in<u32, ref>{}, in_out<u32, ref, ref>{},
+                                   out<u32, ref>{like_input(0)}, out<u32, ref>{like_input(0)},
+                                   out<u32, ref>{like_input(0)}, priv<u32, val>{});
 
   // The paper's composition: fuseFillsLiterals, then a compaction of its non-zero words.
   auto fuse = system.spawn_kernel(
-      code, "wah_fuse", nd_range{{1}}, here,
-      map_input([](ref32 fill_words,
-                   ref32 literals) -> std::optional<std::tuple<nd_range, ref32, ref32, u32>> {
-        const u32 m = count_of(fill_words);
-        return std::tuple{items_range(m), std::move(fill_words), std::move(literals), m};
-      }),
+      code, "wah_fuse", nd_range{{1}}, here, one_item_per_element<ref32>(),
       map_output([](ref32 fused) { return make_message(std::vector<ref32>{fused}, fused); }),
       in<u32, ref>{}, in<u32, ref>{}, out<u32, ref>{like_input(0, 2)}, priv<u32, val>{});
   auto fuse_fills_literals = spawn_compaction(system, here) * fuse;
