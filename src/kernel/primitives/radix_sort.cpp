@@ -61,11 +61,11 @@ FN u32 block_exclusive_sum(u32 x, SHARED_PTR u32* buffer) {
 
 /* A stable scatter of each tile by digit: the tile is sorted by digit in shared memory first,
    so that each digit's run is written to its place (offsets: the scanned counts) coalesced. */
-KERNEL void radix_scatter(GLOBAL const u32* keys, GLOBAL const u32* rows,
-                          GLOBAL const u32* offsets, GLOBAL u32* keys_out, GLOBAL u32* rows_out,
+KERNEL void radix_scatter(GLOBAL const u32* keys, GLOBAL const u32* values,
+                          GLOBAL const u32* offsets, GLOBAL u32* keys_out, GLOBAL u32* values_out,
                           u32 n, u32 shift) {
   SHARED u32 tile_keys[PAD(TILE)];
-  SHARED u32 tile_rows[PAD(TILE)];
+  SHARED u32 tile_values[PAD(TILE)];
   SHARED u32 ranks[RADIX * BLOCK]; /* [digit * BLOCK + thread] */
   SHARED u32 buffer[BLOCK];
   SHARED u32 digit_start[RADIX];
@@ -74,18 +74,18 @@ KERNEL void radix_scatter(GLOBAL const u32* keys, GLOBAL const u32* rows,
   u32 valid = n - first < TILE ? n - first : TILE;
   for (u32 k = THREAD_ID; k < valid; k += BLOCK) {
     tile_keys[PAD(k)] = keys[first + k];
-    tile_rows[PAD(k)] = rows[first + k];
+    tile_values[PAD(k)] = values[first + k];
   }
   SYNC_THREADS();
 
   /* This thread's items, and how many of each digit they hold. */
-  u32 own_keys[ITEMS], own_rows[ITEMS], seen[RADIX];
+  u32 own_keys[ITEMS], own_values[ITEMS], seen[RADIX];
   for (u32 d = 0; d < RADIX; ++d) seen[d] = 0;
   for (u32 j = 0; j < ITEMS; ++j) {
     u32 k = THREAD_ID * ITEMS + j;
     if (k < valid) {
       own_keys[j] = tile_keys[PAD(k)];
-      own_rows[j] = tile_rows[PAD(k)];
+      own_values[j] = tile_values[PAD(k)];
       ++seen[(own_keys[j] >> shift) & (RADIX - 1)];
     }
   }
@@ -111,7 +111,7 @@ KERNEL void radix_scatter(GLOBAL const u32* keys, GLOBAL const u32* rows,
     if (THREAD_ID * ITEMS + j < valid) {
       u32 place = seen[(own_keys[j] >> shift) & (RADIX - 1)]++;
       tile_keys[PAD(place)] = own_keys[j];
-      tile_rows[PAD(place)] = own_rows[j];
+      tile_values[PAD(place)] = own_values[j];
     }
   }
   SYNC_THREADS();
@@ -120,7 +120,7 @@ KERNEL void radix_scatter(GLOBAL const u32* keys, GLOBAL const u32* rows,
     u32 d = (key >> shift) & (RADIX - 1);
     u32 target = digit_target[d] + k - digit_start[d];
     keys_out[target] = key;
-    rows_out[target] = tile_rows[PAD(k)];
+    values_out[target] = tile_values[PAD(k)];
   }
 }
 )";
@@ -142,13 +142,13 @@ struct sort_stages {
 
 /// The passes of the radix sort from `shift` on, each enqueued once the one before has answered
 /// (at once: its outputs are mem_refs).
-future<message> radix_passes(const sort_stages& stages, ref32 keys, ref32 rows, u32 shift,
+future<message> radix_passes(const sort_stages& stages, ref32 keys, ref32 values, u32 shift,
                              u32 end) {
-  if (shift >= end) return make_ready_future(make_message(std::move(keys), std::move(rows)));
+  if (shift >= end) return make_ready_future(make_message(std::move(keys), std::move(values)));
   return request<ref32>(stages.histogram, keys, shift)
       .then([stages](ref32 counts) { return request<ref32>(stages.offsets, std::move(counts)); })
-      .then([stages, keys, rows, shift](ref32 offsets) {
-        return request<message>(stages.scatter, keys, rows, std::move(offsets), shift);
+      .then([stages, keys, values, shift](ref32 offsets) {
+        return request<message>(stages.scatter, keys, values, std::move(offsets), shift);
       })
       .then([stages, shift, end](message sorted) {
         return radix_passes(stages, sorted.get_as<ref32>(0), sorted.get_as<ref32>(1),
@@ -176,12 +176,11 @@ std::optional<std::string> check(const ref32& keys, const ref32& values) {
 
 actor spawn_radix_sort(actor_system& system, device_set devices) {
   const source code = portable_source(radix_body);
-  const auto& here = devices;
   const size_rule same_size = [](const request_shape& shape) { return shape.sizes[0]; };
   sort_stages stages;
-  stages.largest = spawn_scan(system, here, {scan_operator::max, true, false, false});
+  stages.largest = spawn_scan(system, devices, {scan_operator::max, true, false, false});
   stages.histogram = system.spawn_kernel(
-      code, "radix_histogram", nd_range{{1}}, here,
+      code, "radix_histogram", nd_range{{1}}, devices,
       map_input([](ref32 keys, u32 shift) -> std::optional<std::tuple<nd_range, ref32, u32, u32>> {
         const u32 n = count_of(keys);
         return std::tuple{tiles_range(n), std::move(keys), n, shift};
@@ -190,30 +189,30 @@ actor spawn_radix_sort(actor_system& system, device_set devices) {
         return (1u << radix_bits) * blocks_for(shape.sizes[0], scan_tile);
       }},
       priv<u32, val>{}, priv<u32, val>{});
-  stages.offsets = spawn_scan(system, here, {scan_operator::sum, false, false, false});
+  stages.offsets = spawn_scan(system, devices, {scan_operator::sum, false, false, false});
   stages.scatter = system.spawn_kernel(
-      code, "radix_scatter", nd_range{{1}}, here,
-      map_input([](ref32 keys, ref32 rows, ref32 offsets, u32 shift)
+      code, "radix_scatter", nd_range{{1}}, devices,
+      map_input([](ref32 keys, ref32 values, ref32 offsets, u32 shift)
                     -> std::optional<std::tuple<nd_range, ref32, ref32, ref32, u32, u32>> {
         const u32 n = count_of(keys);
-        return std::tuple{tiles_range(n), std::move(keys), std::move(rows), std::move(offsets), n,
+        return std::tuple{tiles_range(n), std::move(keys), std::move(values), std::move(offsets), n,
                           shift};
       }),
       in<u32, ref>{}, in<u32, ref>{}, in<u32, ref>{}, out<u32, ref>{same_size},
       out<u32, ref>{same_size}, priv<u32, val>{}, priv<u32, val>{});
   // The number of passes follows from the largest key: one number read back.
-  return system.spawn([stages](ref32 keys, ref32 rows) -> future<message> {
-    if (auto problem = check(keys, rows)) {
+  return system.spawn([stages](ref32 keys, ref32 values) -> future<message> {
+    if (auto problem = check(keys, values)) {
       return make_exceptional_future<message>(
           error{errc::invalid_argument, "radix sort: " + *problem});
     }
     const std::size_t n = keys.size();
     return request<ref32>(stages.largest, keys)
         .then([n](ref32 maxima) { return maxima.memory().read(n - 1, 1, after(maxima.ready())); })
-        .then([stages, keys, rows](std::vector<u32> largest) {
+        .then([stages, keys, values](std::vector<u32> largest) {
           const auto bits = static_cast<u32>(std::bit_width(largest.at(0)));
           const u32 end = std::max(radix_bits, (bits + radix_bits - 1) / radix_bits * radix_bits);
-          return radix_passes(stages, keys, rows, 0, end);
+          return radix_passes(stages, keys, values, 0, end);
         });
   });
 }
