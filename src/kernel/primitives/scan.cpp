@@ -178,7 +178,13 @@ nd_range tiles_range(std::size_t n) {
 
 using data_ref = in_out<u32, ref, ref>;
 
-// The three stages, with the heads passed along (Heads = one more data_ref) or not.
+// One signature tag per element of the Heads pack: none for a plain scan.
+template <class>
+using passed_on = data_ref;
+template <class>
+using read_in = in<u32, ref>;
+
+// The three stages, with the heads passed along (Heads = one more mem_ref) or not.
 template <class... Heads>
 actor spawn_stages(actor_system& system, const source& code, const device_set& devices) {
   using range_inputs = std::tuple<nd_range, mem_ref<u32>, Heads..., u32>;
@@ -196,9 +202,9 @@ actor spawn_stages(actor_system& system, const source& code, const device_set& d
         const u32 n = checked_count(data);
         return range_inputs{tiles_range(n), std::move(data), std::move(heads)..., n};
       }),
-      data_ref{}, std::conditional_t<true, data_ref, Heads>{}...,
-      out<u32, ref>{
-          [](const request_shape& shape) { return 2 * blocks_for(shape.sizes[0], scan_tile); }},
+      data_ref{}, passed_on<Heads>{}..., out<u32, ref>{[](const request_shape& shape) {
+        return 2 * blocks_for(shape.sizes[0], scan_tile);
+      }},
       priv<u32, val>{});
   using tile_inputs = std::tuple<mem_ref<u32>, Heads..., mem_ref<u32>, u32>;
   auto scan_totals = system.spawn_kernel(
@@ -208,8 +214,7 @@ actor spawn_stages(actor_system& system, const source& code, const device_set& d
             const auto tiles = static_cast<u32>(totals.size() / 2);
             return tile_inputs{std::move(data), std::move(heads)..., std::move(totals), tiles};
           }),
-      data_ref{}, std::conditional_t<true, data_ref, Heads>{}..., in_out<u32, ref, ref>{},
-      priv<u32, val>{});
+      data_ref{}, passed_on<Heads>{}..., in_out<u32, ref, ref>{}, priv<u32, val>{});
   using final_inputs = std::tuple<nd_range, mem_ref<u32>, Heads..., mem_ref<u32>, u32>;
   auto scan_tiles = system.spawn_kernel(
       code, "scan_tiles", nd_range{{1}}, devices,
@@ -219,7 +224,7 @@ actor spawn_stages(actor_system& system, const source& code, const device_set& d
         return final_inputs{tiles_range(n), std::move(data), std::move(heads)...,
                             std::move(prefixes), n};
       }),
-      in<u32, ref>{}, std::conditional_t<true, in<u32, ref>, Heads>{}..., in<u32, ref>{},
+      in<u32, ref>{}, read_in<Heads>{}..., in<u32, ref>{},
       out<u32, ref>{[](const request_shape& shape) { return shape.sizes[0]; }}, priv<u32, val>{});
   return scan_tiles * scan_totals * reduce;
 }
