@@ -35,10 +35,8 @@ actor spawn_scatter(actor_system& system, const device_set& devices) {
       portable_source(scatter_body), "compact_scatter", nd_range{{1}}, devices,
       map_input([](mem_ref<u32> column, mem_ref<u32> keep, mem_ref<u32> positions,
                    mem_ref<u32> target, u32 n) -> std::optional<inputs> {
-        const nd_range range{{detail::blocks_for(n, detail::scan_block) * detail::scan_block},
-                             {detail::scan_block}};
-        return inputs{
-            range, std::move(column), std::move(keep), std::move(positions), std::move(target), n};
+        return inputs{detail::items_range(n), std::move(column), std::move(keep),
+                      std::move(positions),   std::move(target), n};
       }),
       in<u32, ref>{}, in<u32, ref>{}, in<u32, ref>{}, in_out<u32, ref, ref>{}, priv<u32, val>{});
 }

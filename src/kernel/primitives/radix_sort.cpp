@@ -20,8 +20,8 @@ namespace {
 using u32 = std::uint32_t;
 using ref32 = mem_ref<u32>;
 using detail::blocks_for;
-using detail::scan_block;
 using detail::scan_tile;
+using detail::tiles_range;
 
 constexpr u32 radix_bits = 4;
 
@@ -125,9 +125,6 @@ KERNEL void radix_scatter(GLOBAL const u32* keys, GLOBAL const u32* values,
 }
 )";
 
-nd_range tiles_range(std::size_t n) {
-  return nd_range{{blocks_for(n, scan_tile) * scan_block}, {scan_block}};
-}
 u32 count_of(const ref32& data) {
   return static_cast<u32>(data.size());
 }

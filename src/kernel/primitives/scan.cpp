@@ -18,6 +18,7 @@ using u32 = std::uint32_t;
 using detail::blocks_for;
 using detail::scan_block;
 using detail::scan_tile;
+using detail::tiles_range;
 
 // Reduce-then-scan in three launches whatever the size: each block reduces its tile, one block
 // scans the tile totals (looping over them), each block scans its tile from its total's prefix.
@@ -170,10 +171,6 @@ u32 checked_count(const mem_ref<u32>& data) {
                                             " elements; a scan takes at most 2^32 - 1"};
   }
   return static_cast<u32>(data.size());
-}
-
-nd_range tiles_range(std::size_t n) {
-  return nd_range{{blocks_for(n, scan_tile) * scan_block}, {scan_block}};
 }
 
 using data_ref = in_out<u32, ref, ref>;
