@@ -25,12 +25,11 @@ using detail::tiles_range;
 
 constexpr u32 radix_bits = 4;
 
-// A tile is scan_tile keys, one block of scan_block threads.
+// A tile is scan_tile keys, one block of scan_block threads (BLOCK and ITEMS are defined from
+// them at spawn, as the host sizes the counts and ranges by them).
 constexpr const char* radix_body = R"(
-#define BLOCK 256u
-#define ITEMS 8u
 #define TILE (BLOCK * ITEMS)
-#define RADIX 16u
+#define RADIX (1u << RADIX_BITS)
 #define PAD(k) ((k) + ((k) >> 5)) /* no bank conflicts when a thread walks its own items */
 
 /* Per tile, how many keys have each digit: counts[digit * tiles + tile]. */
@@ -172,7 +171,10 @@ std::optional<std::string> check(const ref32& keys, const ref32& values) {
 }  // namespace
 
 actor spawn_radix_sort(actor_system& system, device_set devices) {
-  const source code = portable_source(radix_body);
+  const source code =
+      portable_source("#define BLOCK " + std::to_string(detail::scan_block) + "u\n#define ITEMS " +
+                      std::to_string(detail::scan_items) + "u\n#define RADIX_BITS " +
+                      std::to_string(radix_bits) + "u\n" + radix_body);
   const size_rule same_size = [](const request_shape& shape) { return shape.sizes[0]; };
   sort_stages stages;
   stages.largest = spawn_scan(system, devices, {scan_operator::max, true, false, false});
