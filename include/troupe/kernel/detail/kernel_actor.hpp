@@ -122,25 +122,26 @@ std::string tag_name() {
 
 /// The device memory of one request: host inputs kept until the launch has read them.
 struct request_memory {
-  std::vector<std::shared_ptr<const void>> keep;
-  std::vector<shared_future<void>> writes;  ///< the writes that read them
-
-  /// The host inputs, whose storage a val output of the same type may take: its read comes
-  /// after their writes on the in-order queue. A fresh vector would be allocated and zeroed
-  /// first, which costs as much as the copy itself (a 4 MB memset for a 1000 x 1000 result).
-  struct recyclable {
+  /// A host input, kept until the kernel has run. A val output of the same type may take its
+  /// storage: the output's read comes after the input's write on the in-order queue. A fresh
+  /// vector would be allocated and zeroed first, which costs as much as the copy itself (a 4 MB
+  /// memset for a 1000 x 1000 result).
+  struct host_input {
     std::shared_ptr<void> vector;
     const std::type_info* type;
     std::size_t count;
+    bool taken = false;
   };
-  std::vector<recyclable> inputs;
+  std::vector<host_input> inputs;
+  std::vector<shared_future<void>> writes;  ///< the writes that read them
 
   /// An input vector of T with at least `count` elements, taken for an output; else null.
   template <class T>
   std::shared_ptr<std::vector<T>> take(std::size_t count) {
     for (auto& input : inputs) {
-      if (input.vector && *input.type == typeid(std::vector<T>) && input.count >= count) {
-        return std::static_pointer_cast<std::vector<T>>(std::exchange(input.vector, nullptr));
+      if (!input.taken && *input.type == typeid(std::vector<T>) && input.count >= count) {
+        input.taken = true;
+        return std::static_pointer_cast<std::vector<T>>(input.vector);
       }
     }
     return nullptr;
@@ -385,9 +386,8 @@ class kernel_actor final : public kernel_actor_base {
     global_argument<T> argument{slot.dev.template allocate<T>(kept->size()), kept->size()};
     auto written = slot.queue.write(argument.memory, std::span<const T>{*kept}).share();
     deps.add(written);
-    memory.keep.push_back(kept);
-    memory.writes.push_back(std::move(written));
     memory.inputs.push_back({kept, &typeid(std::vector<T>), kept->size()});
+    memory.writes.push_back(std::move(written));
     return argument;
   }
   template <std::size_t P, class Tag, class T>
