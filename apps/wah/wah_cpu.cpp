@@ -123,6 +123,10 @@ wah_index build_on_cpu(std::span<const u32> column, unsigned threads) {
   bounds.push_back(pairs.size());
   std::vector<wah_index> parts(threads);
   in_parallel(threads, [&](unsigned t) { parts[t] = encode(pairs, bounds[t], bounds[t + 1]); });
+  if (threads == 1) {
+    parts[0].offsets.push_back(static_cast<u32>(parts[0].words.size()));
+    return std::move(parts[0]);
+  }
 
   wah_index index;
   std::vector<std::size_t> value_base{0}, word_base{0};
