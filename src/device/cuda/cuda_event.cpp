@@ -123,6 +123,10 @@ bool cuda_event::query() {
   context.fail(result, "cuEventQuery");
 }
 
+bool cuda_event::done_quietly() const noexcept {
+  return recorded_ && pool_->context->driver().cuEventQuery(handle_) == CUDA_SUCCESS;
+}
+
 void cuda_event::notify(std::function<void()> done) {
   const cuda_context& context = *pool_->context;
   context.make_current();

@@ -75,6 +75,9 @@ class cuda_event final : public backend_event {
 
   /// cuEventRecord on the stream, after the command's work; throws troupe::error.
   void record();
+  /// Whether the command is done, without finishing anything (query() copies staged reads out,
+  /// which is the completion thread's work). A failed command counts as not done.
+  bool done_quietly() const noexcept;
 
   CUevent handle() const noexcept { return handle_; }
   const cuda_stream& stream() const noexcept { return *stream_; }

@@ -47,28 +47,64 @@ void cuda_queue::wait_for(wait_list wait) {
   }
 }
 
+std::size_t cuda_queue::staging_chunk(std::size_t bytes) {
+  constexpr std::size_t smallest = std::size_t{256} << 10;
+  constexpr std::size_t largest = std::size_t{8} << 20;
+  return std::clamp((bytes / 4 + smallest - 1) / smallest * smallest, smallest, largest);
+}
+
+bool cuda_queue::pageable_ok(wait_list wait, std::size_t bytes) const {
+  if (bytes > largest_pageable_write) return false;
+  context_->make_current();
+  if (last_device_work_ && !last_device_work_->done_quietly()) return false;
+  for (backend_event* waited : wait) {
+    if (!waited || waited->domain() != context_->platform.get()) continue;  // wait_for rejects
+    const auto& event = static_cast<const cuda_event&>(*waited);
+    if (&event.stream() != stream_.get() && !event.done_quietly()) return false;
+  }
+  return true;
+}
+
 event_ptr cuda_queue::write(backend_memory& dst, std::size_t offset, const void* src,
                             std::size_t bytes, bool pinned, wait_list wait) {
   const cuda_driver& driver = context_->driver();
   const CUdeviceptr address = device_address(dst) + offset;
   if (pinned || bytes == 0) {
-    return enqueue(wait, {}, [&](CUstream stream) {
-      if (bytes == 0) return;
-      context_->check(driver.cuMemcpyHtoDAsync(address, src, bytes, stream), "cuMemcpyHtoDAsync");
-    });
+    return enqueue(
+        wait, {},
+        [&](CUstream stream) {
+          if (bytes == 0) return;
+          context_->check(driver.cuMemcpyHtoDAsync(address, src, bytes, stream),
+                          "cuMemcpyHtoDAsync");
+        },
+        true);
+  }
+  if (pageable_ok(wait, bytes)) {
+    // The driver stages it, pipelined, before returning: the caller may reuse `src` at once.
+    return enqueue(
+        wait, {},
+        [&](CUstream stream) {
+          context_->check(driver.cuMemcpyHtoDAsync(address, src, bytes, stream),
+                          "cuMemcpyHtoDAsync");
+        },
+        true);
   }
   // The source is copied now, so the caller may reuse it as soon as this returns. In chunks: the
   // device copies one chunk while this thread copies the next into the block.
   const staging_block block = staging_->take(bytes);
-  return enqueue(wait, staged_through(staging_, block), [&](CUstream stream) {
-    for (std::size_t at = 0; at < bytes; at += staging_chunk) {
-      const std::size_t length = std::min(staging_chunk, bytes - at);
-      auto* staged = static_cast<std::byte*>(block.data) + at;
-      staging_->copy(staged, static_cast<const std::byte*>(src) + at, length);
-      context_->check(driver.cuMemcpyHtoDAsync(address + at, staged, length, stream),
-                      "cuMemcpyHtoDAsync");
-    }
-  });
+  const std::size_t chunk = staging_chunk(bytes);
+  return enqueue(
+      wait, staged_through(staging_, block),
+      [&](CUstream stream) {
+        for (std::size_t at = 0; at < bytes; at += chunk) {
+          const std::size_t length = std::min(chunk, bytes - at);
+          auto* staged = static_cast<std::byte*>(block.data) + at;
+          staging_->copy(staged, static_cast<const std::byte*>(src) + at, length);
+          context_->check(driver.cuMemcpyHtoDAsync(address + at, staged, length, stream),
+                          "cuMemcpyHtoDAsync");
+        }
+      },
+      true);
 }
 
 event_ptr cuda_queue::read(backend_memory& src, std::size_t offset, void* dst, std::size_t bytes,
@@ -86,13 +122,14 @@ event_ptr cuda_queue::read(backend_memory& src, std::size_t offset, void* dst, s
   staged_transfer staged = staged_through(staging_, staging_->take(bytes));
   staged.read_destination = dst;
   staged.read_bytes = bytes;
-  staged.chunk_bytes = staging_chunk;
-  const std::size_t chunks = (bytes + staging_chunk - 1) / staging_chunk;
+  const std::size_t chunk = staging_chunk(bytes);
+  staged.chunk_bytes = chunk;
+  const std::size_t chunks = (bytes + chunk - 1) / chunk;
   if (chunks > 1) {
     try {
       for (std::size_t i = 0; i < chunks; ++i) staged.chunk_events.push_back(events_->take());
     } catch (...) {
-      for (CUevent chunk : staged.chunk_events) events_->give_back(chunk);
+      for (CUevent taken : staged.chunk_events) events_->give_back(taken);
       staging_->give_back(staged.block);
       throw;
     }
@@ -100,8 +137,8 @@ event_ptr cuda_queue::read(backend_memory& src, std::size_t offset, void* dst, s
   const std::vector<CUevent> chunk_events = staged.chunk_events;
   auto* block = static_cast<std::byte*>(staged.block.data);
   return enqueue(wait, std::move(staged), [&](CUstream stream) {
-    for (std::size_t i = 0, at = 0; at < bytes; ++i, at += staging_chunk) {
-      const std::size_t length = std::min(staging_chunk, bytes - at);
+    for (std::size_t i = 0, at = 0; at < bytes; ++i, at += chunk) {
+      const std::size_t length = std::min(chunk, bytes - at);
       context_->check(driver.cuMemcpyDtoHAsync(block + at, address + at, length, stream),
                       "cuMemcpyDtoHAsync");
       if (!chunk_events.empty())

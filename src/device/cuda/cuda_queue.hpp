@@ -31,14 +31,16 @@ class cuda_queue final : public backend_queue {
 
   /// Every command goes through here: the stream waits for `wait`, `commands(stream)` enqueues
   /// the work, and an event recorded after it is returned. `staged` rides on the event until the
-  /// work is done.
+  /// work is done. A command that is not a copy from the host is remembered (see pageable_ok).
   template <class Commands>
-  event_ptr enqueue(wait_list wait, staged_transfer staged, Commands&& commands) {
+  event_ptr enqueue(wait_list wait, staged_transfer staged, Commands&& commands,
+                    bool from_host = false) {
     auto event = make_counted<cuda_event>(events_, stream_, std::move(staged));
     context_->make_current();
     wait_for(wait);
     std::forward<Commands>(commands)(stream_->handle);
     event->record();
+    if (!from_host) last_device_work_ = event;
     return event;
   }
 
@@ -51,14 +53,25 @@ class cuda_queue final : public backend_queue {
   event_ptr fill_by_doubling(CUdeviceptr address, std::size_t bytes, const void* pattern,
                              std::size_t pattern_size, wait_list wait);
 
-  /// Staged copies move in pieces of this size, so that host copying and DMA overlap.
-  static constexpr std::size_t staging_chunk = std::size_t{8} << 20;
+  /// Whether a write from pageable memory may go to the driver directly: with nothing but
+  /// copies from the host ahead of it on the stream and nothing to wait for, its DMA starts at
+  /// once, and cuMemcpyHtoDAsync returns as soon as the driver has staged the data, as our own
+  /// staging would. Behind a kernel it could block this thread until the kernel ends.
+  bool pageable_ok(wait_list wait, std::size_t bytes) const;
+
+  /// Staged copies move in pieces of this size, so that host copying and DMA overlap: a quarter
+  /// of the copy, from 256 KiB (smaller pieces cost more in driver calls than they overlap) to
+  /// 8 MiB (large pieces are copied by several threads).
+  static std::size_t staging_chunk(std::size_t bytes);
+  /// Above this, our staging's copy on several threads beats the driver's own staging.
+  static constexpr std::size_t largest_pageable_write = std::size_t{16} << 20;
 
   std::shared_ptr<cuda_context> context_;
   std::shared_ptr<event_pool> events_;
   std::shared_ptr<staging_pool> staging_;
   std::shared_ptr<cuda_stream> stream_;
   cuda_limits limits_;
+  intrusive_ptr<cuda_event> last_device_work_;  ///< the last command not a copy from the host
 };
 
 }  // namespace troupe::detail
