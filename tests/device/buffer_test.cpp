@@ -159,6 +159,22 @@ TEST_P(buffer_test, allocating_more_than_the_device_has_fails_clearly) {
   }
 }
 
+TEST_P(buffer_test, memory_given_back_is_handed_out_again_but_never_twice) {
+  // Buffers of one size, freed and allocated again (a CUDA device keeps freed memory for reuse):
+  // each live buffer has memory of its own, and holds what was written to it.
+  const std::size_t n = 1 << 16;
+  for (int round = 0; round < 8; ++round) {
+    std::vector<buffer<int>> live;
+    for (int i = 0; i < 3; ++i) {
+      live.push_back(dev.allocate<int>(n));
+      live.back().fill(round * 10 + i);
+    }
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(live[i].read().get(), std::vector<int>(n, round * 10 + i)) << round << " " << i;
+    }
+  }
+}
+
 TEST_P(buffer_test, buffers_outlive_their_handles_while_commands_run) {
   std::vector<int> data(1 << 16, 5);
   future<std::vector<int>> pending;

@@ -30,10 +30,14 @@ class cuda_device final : public backend_device {
         staging_(std::make_shared<staging_pool>(context_)),
         limits_(limits) {
     info = std::move(description);
+    // A sixteenth of the device, at most 1 GiB: enough for the temporaries of repeated
+    // requests, little enough that others may allocate the rest.
+    const std::uint64_t limit = std::min<std::uint64_t>(info.global_memory / 16, 1u << 30);
+    memory_ = std::make_shared<device_memory_cache>(context_, static_cast<std::size_t>(limit));
   }
 
   std::unique_ptr<backend_memory> allocate(std::size_t bytes) override {
-    return std::make_unique<cuda_memory>(context_, bytes);
+    return std::make_unique<cuda_memory>(memory_, bytes);
   }
 
   std::unique_ptr<backend_host_memory> allocate_host(std::size_t bytes) override {
@@ -122,6 +126,7 @@ class cuda_device final : public backend_device {
   std::shared_ptr<cuda_context> context_;
   std::shared_ptr<event_pool> events_;
   std::shared_ptr<staging_pool> staging_;
+  std::shared_ptr<device_memory_cache> memory_;
   cuda_limits limits_;
 };
 
