@@ -184,6 +184,14 @@ troupe::device program::device() const {
 
 // -- device_queue ---------------------------------------------------------------------
 
+device_queue device_queue::ending_with(const shared_future<void>& result) {
+  const auto& state = detail::future_access::state(const_cast<shared_future<void>&>(result));
+  if (!state) return {};
+  auto queue = detail::queue_state::ending_with(*state);
+  if (!queue) return {};
+  return device_queue{queue, detail::intrusive_ptr<detail::device_state>{&queue->device()}};
+}
+
 troupe::device device_queue::device() const {
   return troupe::device{state_ ? detail::intrusive_ptr<detail::device_state>{&state_->device()}
                                : nullptr};

@@ -15,19 +15,22 @@ namespace {
 /// same (in-order) queue needs no wait at all.
 class command_marker final : public ref_counted {
  public:
-  void publish(event_ptr event, const queue_state* queue) noexcept {
+  void publish(event_ptr event, queue_state* queue) noexcept {
     owner_ = std::move(event);
-    queue_ = queue;
+    // Held, with the device, so that queue_state::ending_with() may hand the queue out.
+    queue_ = intrusive_ptr<queue_state>{queue};
+    device_ = intrusive_ptr<device_state>{&queue->device()};
     published_.store(owner_.get(), std::memory_order_release);
   }
   /// The event, or null while the command is not issued yet.
   backend_event* event() const noexcept { return published_.load(std::memory_order_acquire); }
   /// The queue the command was issued on; valid once event() is not null.
-  const queue_state* queue() const noexcept { return queue_; }
+  queue_state* queue() const noexcept { return queue_.get(); }
 
  private:
   event_ptr owner_;
-  const queue_state* queue_ = nullptr;
+  intrusive_ptr<queue_state> queue_;
+  intrusive_ptr<device_state> device_;
   std::atomic<backend_event*> published_{nullptr};
 };
 
@@ -108,6 +111,15 @@ void queue_state::submit(command cmd, dependency_list deps, intrusive_ptr<comman
   if (op->host_waits.empty()) drain();
 }
 
+intrusive_ptr<queue_state> queue_state::ending_with(const state_base& result) {
+  if (result.is_ready()) return nullptr;
+  auto* marker = dynamic_cast<const command_marker*>(result.origin().get());
+  if (marker == nullptr || marker->event() == nullptr) return nullptr;
+  queue_state* queue = marker->queue();
+  if (queue->last_issued_.load(std::memory_order_acquire) != marker) return nullptr;
+  return intrusive_ptr<queue_state>{queue};
+}
+
 void queue_state::submit_staged_copy(pending& op, const dependency_list& deps) {
   struct staging final : ref_counted {
     std::vector<std::byte> bytes;
@@ -169,6 +181,7 @@ void queue_state::issue(pending& op) noexcept {
     event_ptr event = issue_command(*device_, *backend_, op.cmd, waits);
     if (!event) return op.complete();  // nothing to do on the device (an empty range)
     op.marker->publish(event, this);
+    last_issued_.store(op.marker.get(), std::memory_order_release);
     manager->completions().watch(std::move(event), intrusive_ptr<command_result>{&op});
   } catch (...) {
     op.fail(std::current_exception());

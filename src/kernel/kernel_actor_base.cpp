@@ -32,7 +32,7 @@ kernel_actor_base::kernel_actor_base(actor_system& system, std::string kernel_na
   for (std::size_t i = 0; i < devices.devices.size(); ++i) {
     const device& dev = devices.devices[i];
     // The queue comes with the first request: spawning many actors costs no queues.
-    slots_.push_back({dev, {}, std::move(programs[i]), 0, 0, {}});
+    slots_.push_back({dev, {}, std::move(programs[i]), {}, 0, 0, {}});
   }
 }
 

@@ -151,6 +151,40 @@ TEST_P(launch_test, device_side_dependencies_chain_without_host_waits) {
   EXPECT_EQ(q1.read(buf, after(k3)).get(), std::vector<int>(n, 3));
 }
 
+TEST_P(launch_test, ending_with_names_the_queue_of_a_running_last_command) {
+  auto p = compile_test_kernels();
+  auto flag = dev.allocate<int>(1);
+  auto q = dev.make_queue();
+  auto done = q.fill(flag, 0).share();
+  done.get();
+  EXPECT_FALSE(device_queue::ending_with(done).valid()) << "a finished command";
+  EXPECT_FALSE(device_queue::ending_with(shared_future<void>{}).valid()) << "no state";
+  promise<void> host;
+  auto from_host = host.get_future().share();
+  EXPECT_FALSE(device_queue::ending_with(from_host).valid()) << "no device command";
+  // Not issued yet: it waits for the host.
+  auto gated = q.fill(flag, 1, after(from_host)).share();
+  EXPECT_FALSE(device_queue::ending_with(gated).valid()) << "a command not issued yet";
+  host.set_value();
+  gated.get();
+
+  auto slow = q.launch(p, "spin_then_set", nd_range{{1}}, flag, 5, 1u << 22).share();
+  auto found = device_queue::ending_with(slow);
+  if (found.valid()) {
+    EXPECT_EQ(found.state(), q.state());
+    EXPECT_EQ(found.device(), dev);
+    // Work enqueued there runs after it without a wait of its own.
+    EXPECT_EQ(found.read(flag).get(), std::vector<int>{5});
+  } else {
+    EXPECT_TRUE(slow.is_ready()) << "a running last command must name its queue";
+  }
+  auto slow_again = q.launch(p, "spin_then_set", nd_range{{1}}, flag, 6, 1u << 22).share();
+  auto next = q.fill(flag, 7, after(slow_again)).share();
+  EXPECT_FALSE(device_queue::ending_with(slow_again).valid()) << "not the last command any more";
+  next.get();
+  EXPECT_EQ(flag.read().get(), std::vector<int>{7});
+}
+
 TEST_P(launch_test, every_dependency_is_awaited_not_just_the_first) {
   const unsigned n = 1 << 16;
   auto p = compile_test_kernels();

@@ -159,6 +159,51 @@ TEST_P(kernel_pipeline, concurrent_requests_from_many_threads_to_several_actors)
   EXPECT_EQ(wrong.load(), 0);
 }
 
+TEST_P(kernel_pipeline, requests_stay_in_order_when_they_follow_other_queues) {
+  // The consumer's requests come from two producers, each with its own queue, and follow the
+  // producer's queue while its kernel runs. The producers never touch the data; only the order
+  // of the consumer's requests decides the result, since x * 3 + k does not commute.
+  const kernel::source sources{
+      R"(
+__kernel void pass_slowly(__global float* x, uint rounds) {
+  uint acc = 0;
+  for (uint r = 0; r < rounds; ++r) acc += r & 1u;
+  if (acc == 1u) x[0] = -1.0f;  // never: acc is rounds / 2
+}
+__kernel void mul_add(__global float* x, float k) { x[0] = x[0] * 3.0f + k; }
+)",
+      R"(
+extern "C" __global__ void pass_slowly(float* x, unsigned rounds) {
+  unsigned acc = 0;
+  for (unsigned r = 0; r < rounds; ++r) acc += r & 1u;
+  if (acc == 1u) x[0] = -1.0f;  // never: acc is rounds / 2
+}
+extern "C" __global__ void mul_add(float* x, float k) { x[0] = x[0] * 3.0f + k; }
+)",
+      ""};
+  const unsigned rounds = 1u << 16;
+  std::vector<actor> producers;
+  for (int i = 0; i < 2; ++i) {
+    producers.push_back(sys.spawn_kernel(sources, "pass_slowly", nd_range{{1}}, on(dev),
+                                         in_out<float, ref, ref>{}, priv<unsigned>{rounds}));
+  }
+  auto consumer = sys.spawn_kernel(sources, "mul_add", nd_range{{1}}, on(dev),
+                                   in_out<float, ref, ref>{}, priv<float, val>{});
+  auto memory = dev.allocate<float>(1);
+  const mem_ref<float> x{memory, 1, memory.fill(0.0f).share()};
+  x.ready().get();
+  float expected = 0;
+  std::vector<future<mem_ref<float>>> consumed;
+  for (int k = 1; k <= 14; ++k) {
+    auto passed = request<mem_ref<float>>(producers[k % 2], x).get();  // a ref: answered at once
+    consumed.push_back(request<mem_ref<float>>(consumer, passed, static_cast<float>(k)));
+    expected = expected * 3.0f + static_cast<float>(k);
+  }
+  mem_ref<float> last;
+  for (auto& each : consumed) last = each.get();
+  EXPECT_EQ(last.read().get(), std::vector<float>{expected});
+}
+
 INSTANTIATE_TEST_SUITE_P(devices, kernel_pipeline, ::testing::ValuesIn(device_names()),
                          [](const auto& param_info) { return param_info.param; });
 TROUPE_DEVICE_SUITE_MAY_BE_EMPTY(kernel_pipeline);

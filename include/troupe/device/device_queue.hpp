@@ -32,6 +32,11 @@ class device_queue {
 
   bool valid() const noexcept { return static_cast<bool>(state_); }
   troupe::device device() const;
+
+  /// The queue that ends with the device command producing `result`, while it runs: work
+  /// enqueued there next starts right after it, with no event wait between queues. An invalid
+  /// queue when `result` is ready, comes from no device command, or more was issued after it.
+  static device_queue ending_with(const shared_future<void>& result);
   const detail::intrusive_ptr<detail::queue_state>& state() const noexcept { return state_; }
 
   // -- buffer commands (see buffer<T> for what each does) -------------------

@@ -91,6 +91,10 @@ class queue_state final : public ref_counted {
   /// Issues the deferred commands whose dependencies are ready, in order.
   void drain();
 
+  /// The queue whose last issued command produces `result`, if that command is still running:
+  /// a command enqueued there next runs right after it, without waiting on an event. Else null.
+  static intrusive_ptr<queue_state> ending_with(const state_base& result);
+
  private:
   void issue(pending& op) noexcept;
   /// A copy between devices without peer access: a read here, then a write there.
@@ -101,6 +105,7 @@ class queue_state final : public ref_counted {
   std::unique_ptr<backend_queue> backend_;
   std::mutex mutex_;
   std::deque<intrusive_ptr<pending>> deferred_;
+  std::atomic<const void*> last_issued_{nullptr};  ///< the marker of the last issued command
 };
 
 /// Memory of one buffer.

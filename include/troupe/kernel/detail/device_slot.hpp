@@ -16,6 +16,9 @@ struct device_slot {
   device dev;
   device_queue queue;
   shared_future<program> prog;
+  /// The launch of the last request there: the next one runs after it, whichever queue it
+  /// takes. Touched by the actor only.
+  shared_future<void> last_launch;
   /// Measured seconds per work item (a moving average; 0 until the first request finished) and
   /// the work items sent there and not finished; guarded by the actor's speed mutex.
   double seconds_per_item = 0;
