@@ -115,11 +115,12 @@ void run_matmul_request(device_bench& bench, actor_system& system,
             state{spawn_multiply(system, under_test.device, n), {}, {}, {}});
         device_variant variant;
         // The inputs are copied into fresh vectors before each run, untimed, and moved into the
-        // request: the native side reads them from where they are.
+        // request: the native side reads them from where they are. The last result is freed
+        // here too: the native side reads into the same array each time.
         variant.prepare = [run, a, b] {
           run->a = *a;
           run->b = *b;
-          run->c.clear();
+          run->c = std::vector<float>{};
         };
         variant.run = [run] {
           run->c = request<std::vector<float>>(run->multiply, std::move(run->a), std::move(run->b))
@@ -194,7 +195,7 @@ void run_matmul_iterated(device_bench& bench, actor_system& system,
       });
       auto result = std::make_shared<std::vector<float>>();
       device_variant variant;
-      variant.prepare = [result] { result->clear(); };
+      variant.prepare = [result] { *result = std::vector<float>{}; };  // freed untimed
       variant.run = [driver, result, iterations] {
         *result = request<std::vector<float>>(driver, iterations).get();
       };
