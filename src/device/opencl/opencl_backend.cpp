@@ -1,5 +1,6 @@
 // The OpenCL backend, through the ICD loader: one context and any number of in-order queues per
-// device. Commands are flushed as they are enqueued, so polling sees progress.
+// device. Commands are flushed as they are enqueued, so polling sees progress. A GPU's copies
+// from and to pageable memory go through pinned blocks (opencl_staging.hpp).
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -12,6 +13,7 @@
 
 #include "../backend.hpp"
 #include "opencl_errors.hpp"
+#include "opencl_staging.hpp"
 
 namespace troupe::detail {
 
@@ -80,21 +82,26 @@ std::vector<unsigned char> program_binary(cl_program p, const std::string& devic
   return binary;
 }
 
-/// Keeps a context alive for everything made in it.
-struct opencl_context {
-  cl_context context = nullptr;
-  cl_device_id device = nullptr;
-  std::string name;
-  ~opencl_context() {
-    if (context != nullptr) clReleaseContext(context);
-  }
+/// A copy staged through a pinned block: the block, and for a read where its data goes.
+struct opencl_staged_copy {
+  std::shared_ptr<opencl_staging> pool;
+  opencl_staging_block block;
+  void* read_destination = nullptr;
+  std::size_t read_bytes = 0;
 };
-using context_ptr = std::shared_ptr<opencl_context>;
 
 class opencl_event final : public backend_event {
  public:
-  opencl_event(cl_event event, context_ptr context) : event_(event), context_(std::move(context)) {}
-  ~opencl_event() override { clReleaseEvent(event_); }
+  opencl_event(cl_event event, context_ptr context, opencl_staged_copy staged = {})
+      : event_(event), context_(std::move(context)), staged_(std::move(staged)) {}
+  ~opencl_event() override {
+    if (staged_.pool) {
+      // Dropped before finish(), after an error: the device may still copy through the block.
+      clWaitForEvents(1, &event_);
+      staged_.pool->give_back(staged_.block);
+    }
+    clReleaseEvent(event_);
+  }
 
   const void* domain() const noexcept override { return context_->context; }
   cl_event handle() const noexcept { return event_; }
@@ -108,6 +115,15 @@ class opencl_event final : public backend_event {
       throw error(errc::device_error, "OpenCL command on device '" + context_->name +
                                           "' failed: " + opencl_error_name(status));
     return status == CL_COMPLETE;
+  }
+
+  /// A staged read's data goes to its destination; the block goes back to its pool.
+  void finish() override {
+    if (!staged_.pool) return;
+    if (staged_.read_destination != nullptr)
+      staged_.pool->copy(staged_.read_destination, staged_.block.data, staged_.read_bytes);
+    staged_.pool->give_back(staged_.block);
+    staged_.pool.reset();
   }
 
   void notify(std::function<void()> done) override {
@@ -127,6 +143,7 @@ class opencl_event final : public backend_event {
  private:
   cl_event event_;
   context_ptr context_;
+  opencl_staged_copy staged_;
 };
 
 class opencl_memory final : public backend_memory {
@@ -300,22 +317,41 @@ class opencl_program final : public backend_program {
 
 class opencl_queue final : public backend_queue {
  public:
-  opencl_queue(cl_command_queue queue, context_ptr context)
-      : queue_(queue), context_(std::move(context)) {}
+  /// `staging`: where pageable copies go through, or null to hand them to the driver.
+  opencl_queue(cl_command_queue queue, context_ptr context, std::shared_ptr<opencl_staging> staging)
+      : queue_(queue), context_(std::move(context)), staging_(std::move(staging)) {}
   ~opencl_queue() override {
     clFinish(queue_);  // commands still hold our memory; the frontend holds their events
     clReleaseCommandQueue(queue_);
   }
 
-  event_ptr write(backend_memory& dst, std::size_t offset, const void* src, std::size_t bytes, bool,
-                  wait_list wait) override {
+  event_ptr write(backend_memory& dst, std::size_t offset, const void* src, std::size_t bytes,
+                  bool pinned, wait_list wait) override {
+    if (!pinned && staging_ && bytes >= staged_from)
+      return staged_write(dst, offset, src, bytes, wait);
     return enqueue("clEnqueueWriteBuffer", wait, [&](cl_uint n, const cl_event* w, cl_event* e) {
       return clEnqueueWriteBuffer(queue_, mem(dst), CL_FALSE, offset, bytes, src, n, w, e);
     });
   }
 
-  event_ptr read(backend_memory& src, std::size_t offset, void* dst, std::size_t bytes, bool,
+  event_ptr read(backend_memory& src, std::size_t offset, void* dst, std::size_t bytes, bool pinned,
                  wait_list wait) override {
+    if (!pinned && staging_ && bytes >= staged_from) {
+      // Into a pinned block; finish() copies it out once the device is done.
+      opencl_staged_copy staged{staging_, staging_->take(bytes), dst, bytes};
+      try {
+        return enqueue(
+            "clEnqueueReadBuffer", wait,
+            [&](cl_uint n, const cl_event* w, cl_event* e) {
+              return clEnqueueReadBuffer(queue_, mem(src), CL_FALSE, offset, bytes,
+                                         staged.block.data, n, w, e);
+            },
+            staged);
+      } catch (...) {
+        staging_->give_back(staged.block);  // nothing was enqueued
+        throw;
+      }
+    }
     return enqueue("clEnqueueReadBuffer", wait, [&](cl_uint n, const cl_event* w, cl_event* e) {
       return clEnqueueReadBuffer(queue_, mem(src), CL_FALSE, offset, bytes, dst, n, w, e);
     });
@@ -382,24 +418,64 @@ class opencl_queue final : public backend_queue {
   }
 
  private:
+  /// Smaller copies go to the driver: its pinning costs little for them.
+  static constexpr std::size_t staged_from = std::size_t{256} << 10;
+
   static cl_mem mem(backend_memory& m) { return static_cast<opencl_memory&>(m).mem; }
 
-  template <class Enqueue>
-  event_ptr enqueue(const char* call, wait_list wait, Enqueue&& op) {
+  static std::vector<cl_event> handles(wait_list wait) {
     std::vector<cl_event> events;
     events.reserve(wait.size());
     for (auto* e : wait) events.push_back(static_cast<opencl_event*>(e)->handle());
+    return events;
+  }
+
+  template <class Enqueue>
+  event_ptr enqueue(const char* call, wait_list wait, Enqueue&& op,
+                    opencl_staged_copy staged = {}) {
+    const std::vector<cl_event> events = handles(wait);
     cl_event done = nullptr;
     check_opencl(
         op(static_cast<cl_uint>(events.size()), events.empty() ? nullptr : events.data(), &done),
         call, context_->name);
-    event_ptr result{new opencl_event(done, context_), adopt_ref};
+    event_ptr result{new opencl_event(done, context_, std::move(staged)), adopt_ref};
     clFlush(queue_);
     return result;
   }
 
+  /// Copies `src` into a pinned block in chunks, each written to the device while the next is
+  /// copied; the source may be reused once this returns.
+  event_ptr staged_write(backend_memory& dst, std::size_t offset, const void* src,
+                         std::size_t bytes, wait_list wait) {
+    opencl_staged_copy staged{staging_, staging_->take(bytes)};
+    const std::vector<cl_event> events = handles(wait);
+    // A quarter of the copy, from 256 KiB to 8 MiB, as CUDA's staged copies.
+    const std::size_t chunk = std::clamp((bytes / 4 + staged_from - 1) / staged_from * staged_from,
+                                         staged_from, std::size_t{8} << 20);
+    auto* block = static_cast<std::byte*>(staged.block.data);
+    cl_event done = nullptr;
+    for (std::size_t at = 0; at < bytes; at += chunk) {
+      const std::size_t length = std::min(chunk, bytes - at);
+      staging_->copy(block + at, static_cast<const std::byte*>(src) + at, length);
+      const bool first = at == 0;
+      const bool last = at + length == bytes;
+      const cl_int status = clEnqueueWriteBuffer(
+          queue_, mem(dst), CL_FALSE, offset + at, length, block + at,
+          first ? static_cast<cl_uint>(events.size()) : 0,
+          first && !events.empty() ? events.data() : nullptr, last ? &done : nullptr);
+      if (status != CL_SUCCESS) {
+        clFinish(queue_);  // chunks enqueued before still read the block
+        staging_->give_back(staged.block);
+        check_opencl(status, "clEnqueueWriteBuffer", context_->name);
+      }
+      clFlush(queue_);
+    }
+    return event_ptr{new opencl_event(done, context_, std::move(staged)), adopt_ref};
+  }
+
   cl_command_queue queue_;
   context_ptr context_;
+  std::shared_ptr<opencl_staging> staging_;
 };
 
 class opencl_device final : public backend_device {
@@ -467,7 +543,7 @@ class opencl_device final : public backend_device {
     cl_int status = CL_SUCCESS;
     cl_command_queue q = clCreateCommandQueue(context_->context, context_->device, 0, &status);
     check_opencl(status, "clCreateCommandQueue", info.name);
-    return std::make_unique<opencl_queue>(q, context_);
+    return std::make_unique<opencl_queue>(q, context_, staging());
   }
 
   std::unique_ptr<backend_program> build(const std::string& source,
@@ -577,9 +653,20 @@ class opencl_device final : public backend_device {
     return out;
   }
 
+  /// The pinned blocks that a GPU's pageable copies go through, made with its first queue; none
+  /// for a CPU device, whose device memory is host memory already.
+  std::shared_ptr<opencl_staging> staging() {
+    if (info.type == device_type::cpu) return nullptr;
+    std::lock_guard lock(staging_mutex_);
+    if (!staging_) staging_ = std::make_shared<opencl_staging>(context_);
+    return staging_;
+  }
+
   context_ptr context_;
   cl_ulong max_allocation_ = 0;
   std::string identity_;
+  std::mutex staging_mutex_;
+  std::shared_ptr<opencl_staging> staging_;
 };
 
 }  // namespace

@@ -1,0 +1,73 @@
+#include "device/opencl/opencl_staging.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <thread>
+
+namespace troupe::detail {
+
+opencl_staging::opencl_staging(context_ptr context)
+    : context_(std::move(context)),
+      // As for CUDA's staging: a quarter of the cores, at most 4.
+      copier_(std::clamp(std::thread::hardware_concurrency() / 4, 1u, 4u)) {
+  cl_int status = CL_SUCCESS;
+  mapper_ = clCreateCommandQueue(context_->context, context_->device, 0, &status);
+  check_opencl(status, "clCreateCommandQueue (for staging)", context_->name);
+}
+
+opencl_staging::~opencl_staging() {
+  for (const auto& blocks : kept_) {
+    for (const auto& block : blocks) release(block);
+  }
+  clReleaseCommandQueue(mapper_);
+}
+
+opencl_staging_block opencl_staging::take(std::size_t bytes) {
+  const std::size_t block_bytes = std::bit_ceil(std::max(bytes, smallest_block));
+  const auto size_class = static_cast<std::size_t>(std::countr_zero(block_bytes / smallest_block));
+  {
+    std::lock_guard lock(mutex_);
+    if (size_class < size_classes && !kept_[size_class].empty()) {
+      opencl_staging_block block = kept_[size_class].back();
+      kept_[size_class].pop_back();
+      kept_bytes_ -= block.bytes;
+      return block;
+    }
+  }
+  cl_int status = CL_SUCCESS;
+  opencl_staging_block block;
+  block.bytes = block_bytes;
+  block.mem = clCreateBuffer(context_->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                             block_bytes, nullptr, &status);
+  check_opencl(status, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR) (for staging)", context_->name);
+  block.data = clEnqueueMapBuffer(mapper_, block.mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                  block_bytes, 0, nullptr, nullptr, &status);
+  if (status != CL_SUCCESS) clReleaseMemObject(block.mem);
+  check_opencl(status, "clEnqueueMapBuffer (for staging)", context_->name);
+  return block;
+}
+
+void opencl_staging::give_back(opencl_staging_block block) noexcept {
+  const auto size_class = static_cast<std::size_t>(std::countr_zero(block.bytes / smallest_block));
+  {
+    std::lock_guard lock(mutex_);
+    if (size_class < size_classes && kept_bytes_ + block.bytes <= most_kept) {
+      kept_[size_class].push_back(block);
+      kept_bytes_ += block.bytes;
+      return;
+    }
+  }
+  release(block);
+}
+
+void opencl_staging::release(const opencl_staging_block& block) noexcept {
+  cl_event unmapped = nullptr;
+  if (clEnqueueUnmapMemObject(mapper_, block.mem, block.data, 0, nullptr, &unmapped) ==
+      CL_SUCCESS) {
+    clWaitForEvents(1, &unmapped);
+    clReleaseEvent(unmapped);
+  }
+  clReleaseMemObject(block.mem);
+}
+
+}  // namespace troupe::detail
