@@ -48,7 +48,19 @@ struct queue_state::pending final : command_result {
   intrusive_ptr<command_marker> marker;
   std::vector<event_ptr> device_waits;
   std::vector<intrusive_ptr<state_base>> host_waits;
-  std::atomic<std::size_t> outstanding{0};  // host dependencies not ready yet
+  std::vector<intrusive_ptr<state_base>> host_order_waits;  // their errors are not taken
+  std::atomic<std::size_t> outstanding{0};                  // host dependencies not ready yet
+  /// Set by issue() when the command ended there (failed, or had nothing to do): settle() tells
+  /// its future once the queue's lock is released, since continuations may submit to it.
+  bool ended_at_issue = false;
+  std::exception_ptr failure;
+
+  void settle() noexcept {
+    if (failure)
+      fail(failure);
+    else
+      complete();
+  }
 
   void complete() noexcept override { result->complete(); }
   void fail(std::exception_ptr e) noexcept override { result->fail(std::move(e)); }
@@ -79,36 +91,56 @@ void queue_state::submit(command cmd, dependency_list deps, intrusive_ptr<comman
     return submit_staged_copy(*op, deps);
 
   const void* domain = device_->backend().domain();
+  // Where each dependency is waited for: nowhere (done, or earlier on this in-order queue), on
+  // the device (an event of this backend), or on the host.
+  auto place = [&](intrusive_ptr<state_base>& dep, std::vector<intrusive_ptr<state_base>>& host) {
+    auto* marker = dynamic_cast<command_marker*>(dep->origin().get());
+    auto* event = marker != nullptr ? marker->event() : nullptr;
+    // Issued earlier on this in-order queue: ordered before this command already. Drivers do
+    // not all skip such a wait cheaply (NVIDIA's OpenCL does not).
+    if (event != nullptr && marker->queue() == this) return;
+    if (event != nullptr && event->domain() == domain)
+      op->device_waits.emplace_back(event);
+    else
+      host.push_back(std::move(dep));
+  };
   for (auto& dep : deps.states) {
     if (dep->is_ready()) {
       if (dep->has_error()) return op->fail(dep->error());
       continue;
     }
-    auto* marker = dynamic_cast<command_marker*>(dep->origin().get());
-    auto* event = marker != nullptr ? marker->event() : nullptr;
-    // Issued earlier on this in-order queue: ordered before this command already. Drivers do
-    // not all skip such a wait cheaply (NVIDIA's OpenCL does not).
-    if (event != nullptr && marker->queue() == this) continue;
-    if (event != nullptr && event->domain() == domain)
-      op->device_waits.emplace_back(event);
-    else
-      op->host_waits.push_back(std::move(dep));
+    place(dep, op->host_waits);
   }
-  op->outstanding.store(op->host_waits.size(), std::memory_order_relaxed);
+  for (auto& dep : deps.order_only) {
+    if (!dep->is_ready()) place(dep, op->host_order_waits);
+  }
+  const std::size_t host_wait_count = op->host_waits.size() + op->host_order_waits.size();
+  op->outstanding.store(host_wait_count, std::memory_order_relaxed);
 
+  bool issued_now = false;
   {
     std::lock_guard guard{mutex_};
-    if (op->host_waits.empty() && deferred_.empty()) return issue(*op);
-    deferred_.push_back(op);
+    issued_now = host_wait_count == 0 && deferred_.empty();
+    if (issued_now) {
+      issue(*op);
+    } else {
+      deferred_.push_back(op);
+    }
+  }
+  if (issued_now) {
+    if (op->ended_at_issue) op->settle();
+    return;
   }
   // Host-side dependencies are awaited by continuations (run where the dependency completes),
   // never by a blocked thread.
-  for (auto& dep : op->host_waits) {
+  auto await = [&](intrusive_ptr<state_base>& dep) {
     dep->attach(make_continuation({}, [self = intrusive_ptr<queue_state>{this}, op] {
       if (op->outstanding.fetch_sub(1, std::memory_order_acq_rel) == 1) self->drain();
     }));
-  }
-  if (op->host_waits.empty()) drain();
+  };
+  for (auto& dep : op->host_waits) await(dep);
+  for (auto& dep : op->host_order_waits) await(dep);
+  if (host_wait_count == 0) drain();  // behind commands that wait: issued with them
 }
 
 intrusive_ptr<queue_state> queue_state::ending_with(const state_base& result) {
@@ -156,19 +188,29 @@ void queue_state::submit_staged_copy(pending& op, const dependency_list& deps) {
 }
 
 void queue_state::drain() {
-  std::lock_guard guard{mutex_};
-  while (!deferred_.empty() &&
-         deferred_.front()->outstanding.load(std::memory_order_acquire) == 0) {
-    auto op = std::move(deferred_.front());
-    deferred_.pop_front();
-    issue(*op);
+  std::vector<intrusive_ptr<pending>> ended;
+  {
+    std::lock_guard guard{mutex_};
+    while (!deferred_.empty() &&
+           deferred_.front()->outstanding.load(std::memory_order_acquire) == 0) {
+      auto op = std::move(deferred_.front());
+      deferred_.pop_front();
+      issue(*op);
+      if (op->ended_at_issue) ended.push_back(std::move(op));
+    }
   }
+  for (auto& op : ended) op->settle();
 }
 
 void queue_state::issue(pending& op) noexcept {
   try {
-    for (auto& dep : op.host_waits)
-      if (dep->has_error()) return op.fail(dep->error());
+    for (auto& dep : op.host_waits) {
+      if (dep->has_error()) {
+        op.ended_at_issue = true;
+        op.failure = dep->error();
+        return;
+      }
+    }
     auto open = device_->hold_open();
     auto* manager = device_->manager();
     if (manager == nullptr || !backend_)
@@ -179,12 +221,16 @@ void queue_state::issue(pending& op) noexcept {
     for (auto& e : op.device_waits) waits.push_back(e.get());
 
     event_ptr event = issue_command(*device_, *backend_, op.cmd, waits);
-    if (!event) return op.complete();  // nothing to do on the device (an empty range)
+    if (!event) {  // nothing to do on the device (an empty range)
+      op.ended_at_issue = true;
+      return;
+    }
     op.marker->publish(event, this);
     last_issued_.store(op.marker.get(), std::memory_order_release);
     manager->completions().watch(std::move(event), intrusive_ptr<command_result>{&op});
   } catch (...) {
-    op.fail(std::current_exception());
+    op.ended_at_issue = true;
+    op.failure = std::current_exception();
   }
 }
 

@@ -185,6 +185,40 @@ TEST_P(launch_test, ending_with_names_the_queue_of_a_running_last_command) {
   EXPECT_EQ(flag.read().get(), std::vector<int>{7});
 }
 
+TEST_P(launch_test, order_after_waits_for_a_command_without_taking_its_error) {
+  auto failed_with = [](auto&& f) -> std::string {
+    try {
+      f.get();
+    } catch (const error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  auto flag = dev.allocate<int>(1);
+  auto q1 = dev.make_queue();
+  auto q2 = dev.make_queue();
+  promise<void> gate;
+  auto failing = q1.fill(flag, 1, after(gate.get_future())).share();
+  dependencies ordered;
+  ordered.order_after(failing);
+  auto next = q2.fill(flag, 2, ordered).share();
+  auto taken = q2.fill(flag, 3, after(failing));
+  EXPECT_FALSE(next.is_ready()) << "it must wait for the command it is ordered after";
+  gate.set_exception(std::make_exception_ptr(error{errc::runtime_error, "the gate failed"}));
+  EXPECT_NO_THROW(next.get());
+  EXPECT_EQ(failed_with(taken), "the gate failed") << "after() takes the error";
+  EXPECT_EQ(failed_with(failing), "the gate failed");
+  // Ordered after a command that has failed already: it runs at once.
+  dependencies after_failure;
+  after_failure.order_after(failing);
+  q2.fill(flag, 4, after_failure).get();
+  EXPECT_EQ(flag.read().get(), std::vector<int>{4});
+  // An empty future is refused as after() refuses it.
+  dependencies empty;
+  empty.order_after(shared_future<void>{});
+  EXPECT_NE(failed_with(q2.fill(flag, 5, empty)).find("without a state"), std::string::npos);
+}
+
 TEST_P(launch_test, every_dependency_is_awaited_not_just_the_first) {
   const unsigned n = 1 << 16;
   auto p = compile_test_kernels();

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "kernel_fixture.hpp"
+#include "troupe/async/promise.hpp"
 
 namespace troupe::test {
 namespace {
@@ -133,6 +134,25 @@ TEST_P(kernel_actor, requests_to_one_actor_run_in_order) {
   for (auto& f : pending) f.get();
   auto last = request<mem_ref<int>>(increment, zero).get().read().get();
   EXPECT_EQ(last, std::vector<int>(n, 51));
+}
+
+TEST_P(kernel_actor, a_failed_request_does_not_fail_the_next_one) {
+  // Requests to one actor run in order; the error of one stays with it.
+  const std::size_t n = 64;
+  auto increment = sys.spawn_kernel(kernel_test_sources(), "increment", nd_range{{n}}, on(dev),
+                                    in_out<int, ref, ref>{}, priv<int>{1});
+  auto good_memory = dev.allocate<int>(n);
+  const mem_ref<int> good{good_memory, n, good_memory.fill(0).share()};
+  promise<void> gate;
+  auto bad_memory = dev.allocate<int>(n);
+  const mem_ref<int> bad{bad_memory, n, gate.get_future().share()};
+  auto failed = request<mem_ref<int>>(increment, bad).get();  // a ref: answered at once
+  auto next = request<mem_ref<int>>(increment, good).get();
+  gate.set_exception(std::make_exception_ptr(error{errc::runtime_error, "no input"}));
+  EXPECT_EQ(error_of(failed.read()).code(), errc::runtime_error);
+  EXPECT_EQ(next.read().get(), std::vector<int>(n, 1));
+  // And after the failure is known.
+  EXPECT_EQ(request<mem_ref<int>>(increment, good).get().read().get(), std::vector<int>(n, 2));
 }
 
 TEST_P(kernel_actor, a_program_built_before) {

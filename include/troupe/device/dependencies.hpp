@@ -31,10 +31,25 @@ class dependencies {
   }
   void add(const dependencies& other) {
     list_.states.insert(list_.states.end(), other.list_.states.begin(), other.list_.states.end());
+    list_.order_only.insert(list_.order_only.end(), other.list_.order_only.begin(),
+                            other.list_.order_only.end());
     list_.has_invalid |= other.list_.has_invalid;
   }
+  /// Adds a future to wait for only to keep an order: the command starts after it, whether it
+  /// succeeded or failed. (On the device, a command that failed may still fail those waiting
+  /// for its event there.)
+  template <class T>
+  void order_after(const shared_future<T>& f) {
+    const auto& state = detail::future_access::state(const_cast<shared_future<T>&>(f));
+    if (state)
+      list_.order_only.emplace_back(state);
+    else
+      list_.has_invalid = true;
+  }
 
-  bool empty() const noexcept { return list_.states.empty() && !list_.has_invalid; }
+  bool empty() const noexcept {
+    return list_.states.empty() && list_.order_only.empty() && !list_.has_invalid;
+  }
   const detail::dependency_list& list() const noexcept { return list_; }
 
  private:

@@ -15,9 +15,11 @@ namespace troupe::detail {
 class buffer_state;
 class program_state;
 
-/// What a command waits for: the states of the futures passed to `after(...)`.
+/// What a command waits for: the states of the futures passed to `after(...)`, and those it
+/// waits for only to keep an order, whose errors it does not take.
 struct dependency_list {
   std::vector<intrusive_ptr<state_base>> states;
+  std::vector<intrusive_ptr<state_base>> order_only;
   bool has_invalid = false;  // after() got a future without a state
 };
 

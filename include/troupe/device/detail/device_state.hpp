@@ -96,6 +96,8 @@ class queue_state final : public ref_counted {
   static intrusive_ptr<queue_state> ending_with(const state_base& result);
 
  private:
+  /// Issues `op` under mutex_; a command that ends there (fails, or has nothing to do) is only
+  /// marked, and settled by the caller after the lock: its future's continuations may submit.
   void issue(pending& op) noexcept;
   /// A copy between devices without peer access: a read here, then a write there.
   void submit_staged_copy(pending& op, const dependency_list& deps);
