@@ -31,7 +31,8 @@ class cuda_queue final : public backend_queue {
 
   /// Every command goes through here: the stream waits for `wait`, `commands(stream)` enqueues
   /// the work, and an event recorded after it is returned. `staged` rides on the event until the
-  /// work is done. A command that is not a copy from the host is remembered (see pageable_ok).
+  /// work is done. A command that is not a copy from the host, or that waits on another stream,
+  /// is remembered (see pageable_ok).
   template <class Commands>
   event_ptr enqueue(wait_list wait, staged_transfer staged, Commands&& commands,
                     bool from_host = false) {
@@ -40,7 +41,8 @@ class cuda_queue final : public backend_queue {
     wait_for(wait);
     std::forward<Commands>(commands)(stream_->handle);
     event->record();
-    if (!from_host) last_device_work_ = event;
+    // A copy that waits on another stream is device work too: what follows queues behind it.
+    if (!from_host || !wait.empty()) last_device_work_ = event;
     return event;
   }
 
