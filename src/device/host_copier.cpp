@@ -1,5 +1,6 @@
 #include "device/host_copier.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace troupe::detail {
@@ -12,6 +13,12 @@ namespace {
 constexpr std::size_t smallest_split = std::size_t{256} << 10;
 
 }  // namespace
+
+std::size_t staging_chunk(std::size_t bytes) noexcept {
+  constexpr std::size_t smallest = std::size_t{256} << 10;
+  constexpr std::size_t largest = std::size_t{8} << 20;
+  return std::clamp((bytes / 4 + smallest - 1) / smallest * smallest, smallest, largest);
+}
 
 host_copier::host_copier(unsigned helpers) : helpers_(helpers) {}
 

@@ -13,6 +13,11 @@
 
 namespace troupe::detail {
 
+/// The piece a staged copy of `bytes` moves at a time, so that the copy between pageable and
+/// pinned memory overlaps the DMA: a quarter of the copy, from 256 KiB (smaller pieces cost more
+/// in driver calls than they overlap) to 8 MiB (large pieces are copied by several threads).
+std::size_t staging_chunk(std::size_t bytes) noexcept;
+
 class host_copier {
  public:
   /// `helpers` threads, started on the first large copy.

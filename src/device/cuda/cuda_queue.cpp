@@ -47,12 +47,6 @@ void cuda_queue::wait_for(wait_list wait) {
   }
 }
 
-std::size_t cuda_queue::staging_chunk(std::size_t bytes) {
-  constexpr std::size_t smallest = std::size_t{256} << 10;
-  constexpr std::size_t largest = std::size_t{8} << 20;
-  return std::clamp((bytes / 4 + smallest - 1) / smallest * smallest, smallest, largest);
-}
-
 bool cuda_queue::pageable_ok(wait_list wait, std::size_t bytes) const {
   if (bytes > largest_pageable_write) return false;
   context_->make_current();

@@ -61,10 +61,6 @@ class cuda_queue final : public backend_queue {
   /// staging would. Behind a kernel it could block this thread until the kernel ends.
   bool pageable_ok(wait_list wait, std::size_t bytes) const;
 
-  /// Staged copies move in pieces of this size, so that host copying and DMA overlap: a quarter
-  /// of the copy, from 256 KiB (smaller pieces cost more in driver calls than they overlap) to
-  /// 8 MiB (large pieces are copied by several threads).
-  static std::size_t staging_chunk(std::size_t bytes);
   /// Above this, our staging's copy on several threads beats the driver's own staging.
   static constexpr std::size_t largest_pageable_write = std::size_t{16} << 20;
 

@@ -455,9 +455,7 @@ class opencl_queue final : public backend_queue {
                          std::size_t bytes, wait_list wait) {
     opencl_staged_copy staged{staging_, staging_->take(bytes)};
     const std::vector<cl_event> events = handles(wait);
-    // A quarter of the copy, from 256 KiB to 8 MiB, as CUDA's staged copies.
-    const std::size_t chunk = std::clamp((bytes / 4 + staged_from - 1) / staged_from * staged_from,
-                                         staged_from, std::size_t{8} << 20);
+    const std::size_t chunk = staging_chunk(bytes);
     auto* block = static_cast<std::byte*>(staged.block.data);
     cl_event done = nullptr;
     for (std::size_t at = 0; at < bytes; at += chunk) {
