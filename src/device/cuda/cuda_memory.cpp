@@ -1,38 +1,25 @@
 #include "device/cuda/cuda_memory.hpp"
 
+#include <optional>
 #include <string>
 
 namespace troupe::detail {
 
 device_memory_cache::device_memory_cache(std::shared_ptr<cuda_context> owner, std::size_t limit)
-    : context(std::move(owner)), limit_(limit) {}
+    : context(std::move(owner)), kept_(limit, limit / 4) {}
 
 device_memory_cache::~device_memory_cache() {
-  release_all();
+  kept_.release_all([this](CUdeviceptr address) { release(address); });
 }
 
 CUdeviceptr device_memory_cache::allocate(std::size_t bytes) {
-  {
-    std::lock_guard lock(mutex_);
-    // Of the blocks of this size, the one returned last: its pages are the likeliest warm.
-    auto [first, last] = kept_.equal_range(bytes);
-    if (first != last) {
-      auto newest = first;
-      for (auto it = first; it != last; ++it) {
-        if (it->second.returned > newest->second.returned) newest = it;
-      }
-      const CUdeviceptr address = newest->second.address;
-      kept_.erase(newest);
-      kept_bytes_ -= bytes;
-      return address;
-    }
-  }
+  if (const std::optional<CUdeviceptr> kept = kept_.take(bytes)) return *kept;
   context->make_current();
   const cuda_driver& driver = context->driver();
   CUdeviceptr address = 0;
   CUresult result = driver.cuMemAlloc(&address, bytes);
   if (result == CUDA_ERROR_OUT_OF_MEMORY) {
-    release_all();
+    kept_.release_all([this](CUdeviceptr kept) { release(kept); });
     result = driver.cuMemAlloc(&address, bytes);
   }
   if (result == CUDA_SUCCESS) return address;
@@ -46,33 +33,12 @@ CUdeviceptr device_memory_cache::allocate(std::size_t bytes) {
 }
 
 void device_memory_cache::give_back(CUdeviceptr address, std::size_t bytes) noexcept {
-  {
-    std::lock_guard lock(mutex_);
-    if (bytes <= limit_ / 4) {
-      kept_.emplace(bytes, kept_block{address, returns_++});
-      kept_bytes_ += bytes;
-      while (kept_bytes_ > limit_) free_oldest();
-      return;
-    }
-  }
+  kept_.keep(bytes, address, [this](CUdeviceptr released) { release(released); });
+}
+
+void device_memory_cache::release(CUdeviceptr address) const noexcept {
   context->make_current_quietly();
   context->driver().cuMemFree(address);
-}
-
-void device_memory_cache::free_oldest() noexcept {
-  auto oldest = kept_.begin();
-  for (auto it = kept_.begin(); it != kept_.end(); ++it) {
-    if (it->second.returned < oldest->second.returned) oldest = it;
-  }
-  context->make_current_quietly();
-  context->driver().cuMemFree(oldest->second.address);
-  kept_bytes_ -= oldest->first;
-  kept_.erase(oldest);
-}
-
-void device_memory_cache::release_all() noexcept {
-  std::lock_guard lock(mutex_);
-  while (!kept_.empty()) free_oldest();
 }
 
 cuda_memory::cuda_memory(std::shared_ptr<device_memory_cache> cache, std::size_t size)

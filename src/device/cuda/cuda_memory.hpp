@@ -2,23 +2,21 @@
 
 // Device memory and page-locked host memory of one CUDA device.
 
-#include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
 
 #include "device/backend.hpp"
+#include "device/block_cache.hpp"
 #include "device/cuda/cuda_context.hpp"
 
 namespace troupe::detail {
 
-/// Device memory given back by buffers, kept for allocations of the same size: on an H200,
-/// cuMemAlloc and cuMemFree take 40-60 µs each, three of each as much as a 1000 x 1000 multiply
-/// request's kernel (bench-kernel matmul_request). Up to `limit` bytes are kept, the least
-/// recently returned freed first; an allocation that finds the device full frees them all and
-/// tries again, so the cache never causes an out-of-memory error.
+/// Device memory given back by buffers, kept for allocations of the same size: three
+/// cuMemAlloc/cuMemFree pairs cost as much as a 1000 x 1000 multiply request's kernel
+/// (bench-kernel matmul_request). An allocation that finds the device full frees every kept
+/// block and tries again, so the cache never causes an out-of-memory error.
 class device_memory_cache {
  public:
+  /// Keeps up to `limit` bytes, in blocks of at most a quarter of that.
   device_memory_cache(std::shared_ptr<cuda_context> context, std::size_t limit);
   ~device_memory_cache();
   device_memory_cache(const device_memory_cache&) = delete;
@@ -27,25 +25,15 @@ class device_memory_cache {
   /// Memory of exactly `bytes` bytes (not zero): a kept block, else cuMemAlloc. Throws
   /// troupe::error (errc::out_of_device_memory says how much is free).
   CUdeviceptr allocate(std::size_t bytes);
-  /// Keeps the block, or frees it when it would not fit under the limit.
+  /// Keeps the block, or frees it.
   void give_back(CUdeviceptr address, std::size_t bytes) noexcept;
-  /// Frees every kept block.
-  void release_all() noexcept;
 
   const std::shared_ptr<cuda_context> context;
 
  private:
-  struct kept_block {
-    CUdeviceptr address;
-    std::uint64_t returned;  // a counter: lower is older
-  };
-  void free_oldest() noexcept;  // under mutex_
+  void release(CUdeviceptr address) const noexcept;
 
-  std::size_t limit_;
-  std::mutex mutex_;
-  std::multimap<std::size_t, kept_block> kept_;  // by size
-  std::size_t kept_bytes_ = 0;
-  std::uint64_t returns_ = 0;
+  block_cache<CUdeviceptr> kept_;
 };
 
 class cuda_memory final : public backend_memory {

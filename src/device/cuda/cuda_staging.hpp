@@ -4,13 +4,10 @@
 // from pageable memory may block the calling thread until the device is done; staging through
 // pinned memory keeps the caller free and the copy truly asynchronous.
 
-#include <array>
 #include <cstddef>
-#include <cstdint>
 #include <memory>
-#include <mutex>
-#include <vector>
 
+#include "device/block_cache.hpp"
 #include "device/cuda/cuda_context.hpp"
 #include "device/host_copier.hpp"
 
@@ -22,9 +19,8 @@ struct staging_block {
   std::size_t bytes = 0;
 };
 
-/// One device's pinned blocks, in power-of-two sizes from 64 KiB. Blocks given back are kept for
-/// reuse, up to 1 GiB in all, the least recently returned going first when that is exceeded;
-/// pinning memory costs far more than copying it.
+/// One device's pinned blocks, in power-of-two sizes from 64 KiB, up to 1 GiB kept for reuse
+/// (block_cache).
 class staging_pool {
  public:
   static constexpr std::size_t smallest_block = std::size_t{64} << 10;
@@ -46,19 +42,11 @@ class staging_pool {
   }
 
  private:
-  static constexpr std::size_t size_classes = 40;  // 64 KiB << 39 is far beyond any host memory
+  void release(void* data) const noexcept;
 
   std::shared_ptr<cuda_context> context_;
   host_copier copier_;
-  std::mutex mutex_;
-  /// A kept block, and when it was returned (a counter), oldest first within its class.
-  struct kept_block {
-    void* data;
-    std::uint64_t returned;
-  };
-  std::array<std::vector<kept_block>, size_classes> kept_;
-  std::uint64_t returns_ = 0;
-  std::size_t kept_bytes_ = 0;
+  block_cache<void*> kept_;
 };
 
 }  // namespace troupe::detail

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 #include <thread>
 
 namespace troupe::detail {
@@ -9,31 +10,21 @@ namespace troupe::detail {
 opencl_staging::opencl_staging(context_ptr context)
     : context_(std::move(context)),
       // As for CUDA's staging: a quarter of the cores, at most 4.
-      copier_(std::clamp(std::thread::hardware_concurrency() / 4, 1u, 4u)) {
+      copier_(std::clamp(std::thread::hardware_concurrency() / 4, 1u, 4u)),
+      kept_(most_kept, most_kept) {
   cl_int status = CL_SUCCESS;
   mapper_ = clCreateCommandQueue(context_->context, context_->device, 0, &status);
   check_opencl(status, "clCreateCommandQueue (for staging)", context_->name);
 }
 
 opencl_staging::~opencl_staging() {
-  for (const auto& blocks : kept_) {
-    for (const auto& block : blocks) release(block);
-  }
+  kept_.release_all([this](const opencl_staging_block& block) { release(block); });
   clReleaseCommandQueue(mapper_);
 }
 
 opencl_staging_block opencl_staging::take(std::size_t bytes) {
   const std::size_t block_bytes = std::bit_ceil(std::max(bytes, smallest_block));
-  const auto size_class = static_cast<std::size_t>(std::countr_zero(block_bytes / smallest_block));
-  {
-    std::lock_guard lock(mutex_);
-    if (size_class < size_classes && !kept_[size_class].empty()) {
-      opencl_staging_block block = kept_[size_class].back();
-      kept_[size_class].pop_back();
-      kept_bytes_ -= block.bytes;
-      return block;
-    }
-  }
+  if (const std::optional<opencl_staging_block> kept = kept_.take(block_bytes)) return *kept;
   cl_int status = CL_SUCCESS;
   opencl_staging_block block;
   block.bytes = block_bytes;
@@ -48,19 +39,10 @@ opencl_staging_block opencl_staging::take(std::size_t bytes) {
 }
 
 void opencl_staging::give_back(opencl_staging_block block) noexcept {
-  const auto size_class = static_cast<std::size_t>(std::countr_zero(block.bytes / smallest_block));
-  {
-    std::lock_guard lock(mutex_);
-    if (size_class < size_classes && kept_bytes_ + block.bytes <= most_kept) {
-      kept_[size_class].push_back(block);
-      kept_bytes_ += block.bytes;
-      return;
-    }
-  }
-  release(block);
+  kept_.keep(block.bytes, block, [this](const opencl_staging_block& old) { release(old); });
 }
 
-void opencl_staging::release(const opencl_staging_block& block) noexcept {
+void opencl_staging::release(const opencl_staging_block& block) const noexcept {
   cl_event unmapped = nullptr;
   if (clEnqueueUnmapMemObject(mapper_, block.mem, block.data, 0, nullptr, &unmapped) ==
       CL_SUCCESS) {

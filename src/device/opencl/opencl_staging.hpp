@@ -5,13 +5,11 @@
 // 720 us on an H200, against 410 and 450 us for memory it had seen before. A request's vectors
 // are fresh each time; through a kept pinned block they cost a copy that runs beside the DMA.
 
-#include <array>
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <vector>
 
+#include "device/block_cache.hpp"
 #include "device/host_copier.hpp"
 #include "device/opencl/opencl_errors.hpp"
 
@@ -35,8 +33,8 @@ struct opencl_staging_block {
   std::size_t bytes = 0;
 };
 
-/// One device's pinned blocks, in power-of-two sizes from 256 KiB; blocks given back are kept
-/// for reuse, up to 1 GiB in all (pinning costs far more than copying).
+/// One device's pinned blocks, in power-of-two sizes from 256 KiB, up to 1 GiB kept for reuse
+/// (block_cache).
 class opencl_staging {
  public:
   static constexpr std::size_t smallest_block = std::size_t{256} << 10;
@@ -58,16 +56,12 @@ class opencl_staging {
   }
 
  private:
-  void release(const opencl_staging_block& block) noexcept;
-
-  static constexpr std::size_t size_classes = 40;
+  void release(const opencl_staging_block& block) const noexcept;
 
   context_ptr context_;
   cl_command_queue mapper_ = nullptr;  // maps and unmaps the blocks
   host_copier copier_;
-  std::mutex mutex_;
-  std::array<std::vector<opencl_staging_block>, size_classes> kept_;
-  std::size_t kept_bytes_ = 0;
+  block_cache<opencl_staging_block> kept_;
 };
 
 }  // namespace troupe::detail
