@@ -42,27 +42,53 @@ void host_copier::start_helpers() {
 }
 
 void host_copier::copy(void* destination, const void* source, std::size_t bytes) {
-  if (bytes == 0) return;  // memcpy wants valid pointers even then
+  split(static_cast<std::byte*>(destination), static_cast<const std::byte*>(source), bytes);
+}
+
+void host_copier::zero(void* destination, std::size_t bytes) {
+  split(static_cast<std::byte*>(destination), nullptr, bytes);
+}
+
+void host_copier::move(const part& p) {
+  if (p.bytes == 0) return;  // memcpy and memset want valid pointers even then
+  if (p.source != nullptr) {
+    std::memcpy(p.destination, p.source, p.bytes);
+  } else {
+    std::memset(p.destination, 0, p.bytes);
+  }
+}
+
+void host_copier::split(std::byte* destination, const std::byte* source, std::size_t bytes) {
   if (bytes < 2 * smallest_split || helpers_ == 0) {
-    std::memcpy(destination, source, bytes);
+    move({destination, source, bytes, nullptr});
     return;
   }
-  auto* to = static_cast<std::byte*>(destination);
-  const auto* from = static_cast<const std::byte*>(source);
-  std::size_t parts = std::min<std::size_t>(helpers_ + 1, bytes / smallest_split);
-  std::size_t share = (bytes / parts + 63) / 64 * 64;  // cache-line aligned parts
+  const std::size_t parts = std::min<std::size_t>(helpers_ + 1, bytes / smallest_split);
+  const std::size_t share = (bytes / parts + 63) / 64 * 64;  // cache-line aligned parts
+  const auto part_at = [&](std::size_t at, std::size_t* remaining) {
+    return part{destination + at, source != nullptr ? source + at : nullptr,
+                std::min(share, bytes - at), remaining};
+  };
   std::size_t remaining = 0;
+  std::size_t queued_up_to = share;  // what lies beyond, the caller moves itself
   {
     std::lock_guard lock{mutex_};
     start_helpers();
-    for (std::size_t at = share; at < bytes; at += share) {
-      parts_.push_back({to + at, from + at, std::min(share, bytes - at), &remaining});
-      ++remaining;
+    try {
+      for (; queued_up_to < bytes; queued_up_to += share) {
+        parts_.push_back(part_at(queued_up_to, &remaining));
+        ++remaining;
+      }
+    } catch (...) {  // out of memory for the queue: fewer parts
     }
   }
   work_.notify_all();
-  std::memcpy(to, from, std::min(share, bytes));
-  // Help with what is still queued (any copy's), then wait for the parts in flight.
+  move(part_at(0, nullptr));
+  if (queued_up_to < bytes) {
+    move({destination + queued_up_to, source != nullptr ? source + queued_up_to : nullptr,
+          bytes - queued_up_to, nullptr});
+  }
+  // Help with what is still queued (any caller's), then wait for the parts in flight.
   std::unique_lock lock{mutex_};
   while (remaining != 0) {
     if (!parts_.empty()) {
@@ -78,7 +104,7 @@ void host_copier::copy(void* destination, const void* source, std::size_t bytes)
 }
 
 void host_copier::finish(const part& p) {
-  std::memcpy(p.destination, p.source, p.bytes);
+  move(p);
   {
     std::lock_guard lock{mutex_};
     --*p.remaining;

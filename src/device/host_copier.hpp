@@ -28,18 +28,23 @@ class host_copier {
 
   /// memcpy, split among the helpers and the calling thread when large; returns when done.
   void copy(void* destination, const void* source, std::size_t bytes);
+  /// memset to zero, split the same way: fresh memory is faulted in by several threads.
+  void zero(void* destination, std::size_t bytes);
 
  private:
   struct part {
     std::byte* destination;
-    const std::byte* source;
+    const std::byte* source;  // null: zero the destination
     std::size_t bytes;
     std::size_t* remaining;  // of the copy this part belongs to; guarded by mutex_
   };
 
+  /// copy() or zero(): parts of `bytes` (source null to zero) among the helpers and the caller.
+  void split(std::byte* destination, const std::byte* source, std::size_t bytes);
   void start_helpers();
   void run_helper();
-  /// Copies `p`, then counts it done.
+  static void move(const part& p);
+  /// Moves `p`, then counts it done.
   void finish(const part& p);
 
   unsigned helpers_;

@@ -1,6 +1,8 @@
-// The multi-threaded host copy that staged CUDA copies use (internal, so tested directly).
+// The multi-threaded host copy that staged copies use, and its zeroing of fresh result memory
+// (internal, so tested directly).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -48,6 +50,24 @@ TEST(host_copier, concurrent_callers_each_get_their_own_copy) {
   }
   for (auto& t : callers) t.join();
   for (int c = 0; c < 4; ++c) EXPECT_EQ(right[c], 1) << c;
+}
+
+TEST(host_copier, zeroes_exactly_the_range_while_copies_run_beside) {
+  host_copier copier{3};
+  for (std::size_t count : {0u, 1u, 1000u, 1u << 20, (5u << 20) + 7u}) {
+    std::vector<std::uint32_t> target(count + 2, 0xdeadbeef);
+    auto source = numbers(3u << 20, 9);
+    std::vector<std::uint32_t> copied(source.size());
+    std::thread copying{
+        [&] { copier.copy(copied.data(), source.data(), source.size() * sizeof(std::uint32_t)); }};
+    copier.zero(target.data() + 1, count * sizeof(std::uint32_t));
+    copying.join();
+    EXPECT_EQ(target.front(), 0xdeadbeefu);
+    EXPECT_EQ(target.back(), 0xdeadbeefu);
+    EXPECT_TRUE(std::all_of(target.begin() + 1, target.end() - 1, [](auto x) { return x == 0; }))
+        << count;
+    EXPECT_EQ(copied, source);
+  }
 }
 
 TEST(host_copier, works_without_helpers) {

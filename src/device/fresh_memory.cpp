@@ -1,5 +1,8 @@
+#include <algorithm>
 #include <cstdint>
+#include <thread>
 
+#include "device/host_copier.hpp"
 #include "troupe/device/detail/command.hpp"
 
 #ifdef __linux__
@@ -8,17 +11,18 @@
 
 namespace troupe::detail {
 
-void advise_huge_pages(void* data, std::size_t bytes) noexcept {
+void prepare_fresh_memory(void* data, std::size_t bytes) {
 #ifdef __linux__
   // Only whole 2 MiB pages inside the range: the ends may share pages with other allocations.
   constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
   const auto begin = (reinterpret_cast<std::uintptr_t>(data) + huge - 1) & ~(huge - 1);
   const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(huge - 1);
   if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-  (void)data;
-  (void)bytes;
 #endif
+  // As many threads as a staging pool copies with: the host's memory bandwidth, not its cores,
+  // bounds the kernel's zeroing of the pages.
+  static host_copier faulting{std::clamp(std::thread::hardware_concurrency() / 4, 1u, 4u)};
+  faulting.zero(data, bytes);
 }
 
 }  // namespace troupe::detail
