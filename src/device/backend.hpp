@@ -77,7 +77,8 @@ struct kernel_param {
   kind what = kind::unknown;
   /// Bytes of a by-value parameter; 0 when unknown.
   std::size_t size = 0;
-  /// OpenCL: the declared type without qualifiers ("float*", "int"); empty when unknown.
+  /// OpenCL: the declared type without qualifiers, spelt short and without spaces ("float*",
+  /// "uint"); empty when unknown.
   std::string type_name;
 };
 

@@ -64,7 +64,11 @@ void completion_queue::run() {
       while (!has_incoming_.load(std::memory_order_acquire) && steady_clock::now() < until)
         std::this_thread::yield();
     }
-    {
+    // A polling pass with commands in flight and none new takes no lock: a lock taken on every
+    // pass would contend with the threads that submit commands.
+    const bool polling_only = mode_ == mode::polling && !pending.empty() &&
+                              !has_incoming_.load(std::memory_order_acquire);
+    if (!polling_only) {
       std::unique_lock lock{mutex_};
       if (pending.empty() && incoming_.empty()) {
         if (stopping_) return;

@@ -1,6 +1,7 @@
 #include "issue_command.hpp"
 
 #include <string>
+#include <string_view>
 
 namespace troupe::detail {
 
@@ -10,26 +11,23 @@ namespace {
   throw error(code, message);
 }
 
-backend_memory& memory_on(device_state& device, buffer_state& buffer, const std::string& caller,
-                          const char* role) {
-  if (&buffer.device() != &device)
-    fail(errc::invalid_argument, caller + ": the " + std::string{role} + (*role ? " " : "") +
+/// The buffer's memory on `device`. `caller` and `role` (may be empty) name them in an error.
+template <class Caller, class Role>
+backend_memory& memory_on(device_state& device, buffer_state& buffer, const Caller& caller,
+                          const Role& role) {
+  if (&buffer.device() != &device) {
+    const std::string what = role();
+    fail(errc::invalid_argument, caller() + ": the " + what + (what.empty() ? "" : " ") +
                                      "buffer is on device '" + buffer.device().info().name +
                                      "', the queue on device '" + device.info().name + "'");
+  }
   return *buffer.memory();
 }
 
-/// OpenCL spells some types two ways; CL_KERNEL_ARG_TYPE_NAME may give either.
-std::string canonical_type(std::string name) {
-  while (!name.empty() && name.back() == ' ') name.pop_back();
-  const std::pair<const char*, const char*> spellings[] = {
-      {"unsigned char", "uchar"}, {"unsigned short", "ushort"}, {"unsigned int", "uint"},
-      {"unsigned long", "ulong"}, {"unsigned", "uint"},         {"signed char", "char"}};
-  for (auto [long_name, short_name] : spellings)
-    if (name.rfind(long_name, 0) == 0)
-      name = short_name + name.substr(std::string{long_name}.size());
-  std::erase(name, ' ');
-  return name;
+/// Whether `parameter` is `element` followed by a '*'.
+bool points_to(const std::string& parameter, std::string_view element) {
+  return parameter.size() == element.size() + 1 && parameter.back() == '*' &&
+         parameter.compare(0, element.size(), element) == 0;
 }
 
 std::string describe(const kernel_param& p) {
@@ -73,34 +71,36 @@ bool fits(const kernel_param& p, const launch_argument& a) {
     case ak::buffer:
       if (p.what == pk::unknown) return p.size == 0 || p.size == sizeof(void*);
       if (p.what != pk::global_pointer && p.what != pk::constant_pointer) return false;
-      return p.type_name.empty() || *a.type_name == '\0' ||
-             canonical_type(p.type_name) == std::string{a.type_name} + "*";
+      return p.type_name.empty() || *a.type_name == '\0' || points_to(p.type_name, a.type_name);
     case ak::local:
       return p.what == pk::local_pointer || p.what == pk::unknown;
     case ak::scalar:
       if (p.what != pk::scalar && p.what != pk::unknown) return false;
       if (p.size != 0 && p.size != a.size) return false;
       return p.what == pk::unknown || p.type_name.empty() || *a.type_name == '\0' ||
-             canonical_type(p.type_name) == a.type_name;
+             p.type_name == a.type_name;
   }
   return false;
 }
 
 event_ptr launch(device_state& device, backend_queue& queue, command& cmd, wait_list wait) {
-  auto where = "launch of kernel '" + cmd.kernel + "' on device '" + device.info().name + "'";
-  if (!cmd.program) fail(errc::no_state, where + ": the program handle is empty");
+  // Only an error needs the words: a launch builds no strings.
+  const auto where = [&] {
+    return "launch of kernel '" + cmd.kernel + "' on device '" + device.info().name + "'";
+  };
+  if (!cmd.program) fail(errc::no_state, where() + ": the program handle is empty");
   if (&cmd.program->device() != &device)
-    fail(errc::invalid_argument,
-         where + ": the program was built for device '" + cmd.program->device().info().name + "'");
+    fail(errc::invalid_argument, where() + ": the program was built for device '" +
+                                     cmd.program->device().info().name + "'");
   auto& kernel = cmd.program->kernel(cmd.kernel);
   if (kernel.params_known) {
     if (kernel.params.size() != cmd.arguments.size())
       fail(errc::invalid_argument,
-           where + ": the kernel takes " + std::to_string(kernel.params.size()) +
+           where() + ": the kernel takes " + std::to_string(kernel.params.size()) +
                " arguments, the launch passed " + std::to_string(cmd.arguments.size()));
     for (std::size_t i = 0; i < cmd.arguments.size(); ++i)
       if (!fits(kernel.params[i], cmd.arguments[i]))
-        fail(errc::invalid_argument, where + ": argument " + std::to_string(i) + " must be " +
+        fail(errc::invalid_argument, where() + ": argument " + std::to_string(i) + " must be " +
                                          describe(kernel.params[i]) + ", the launch passed " +
                                          describe(cmd.arguments[i]));
   }
@@ -111,10 +111,10 @@ event_ptr launch(device_state& device, backend_queue& queue, command& cmd, wait_
     switch (in.what) {
       case launch_argument::kind::buffer:
         if (!in.buffer)
-          fail(errc::no_state, where + ": argument " + std::to_string(i) + " is an empty buffer");
+          fail(errc::no_state, where() + ": argument " + std::to_string(i) + " is an empty buffer");
         out.what = kernel_argument::kind::memory;
         out.memory =
-            &memory_on(device, *in.buffer, where, ("argument " + std::to_string(i)).c_str());
+            &memory_on(device, *in.buffer, where, [i] { return "argument " + std::to_string(i); });
         break;
       case launch_argument::kind::scalar:
         out.what = kernel_argument::kind::scalar;
@@ -135,8 +135,9 @@ event_ptr launch(device_state& device, backend_queue& queue, command& cmd, wait_
 event_ptr issue_command(device_state& device, backend_queue& queue, command& cmd, wait_list wait) {
   if (cmd.what == command::kind::launch) return launch(device, queue, cmd, wait);
   if (cmd.bytes == 0) return nullptr;
-  auto& memory =
-      memory_on(device, *cmd.buffer, cmd.caller, cmd.what == command::kind::copy ? "source" : "");
+  auto& memory = memory_on(
+      device, *cmd.buffer, [&] { return cmd.caller; },
+      [&] { return std::string{cmd.what == command::kind::copy ? "source" : ""}; });
   switch (cmd.what) {
     case command::kind::write:
       return queue.write(memory, cmd.offset, cmd.host_source, cmd.bytes, cmd.pinned, wait);

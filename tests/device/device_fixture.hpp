@@ -72,6 +72,10 @@ __kernel void spin_then_set(__global int* x, int value, uint rounds) {
   for (uint r = 0; r < rounds; ++r) acc += (int)(r & 1u);
   x[get_global_id(0)] = value + (acc < 0 ? 1 : 0);
 }
+// Types in their long spelling, which launches must match like the short one.
+__kernel void count_up(__global unsigned int* out, unsigned int first) {
+  out[get_global_id(0)] = first + (unsigned int)get_global_id(0);
+}
 )",
       R"(
 extern "C" __global__ void add(const float* a, const float* b, float* c, unsigned n) {
@@ -94,6 +98,10 @@ extern "C" __global__ void spin_then_set(int* x, int value, unsigned rounds) {
   int acc = 0;
   for (unsigned r = 0; r < rounds; ++r) acc += (int)(r & 1u);
   x[blockIdx.x * blockDim.x + threadIdx.x] = value + (acc < 0 ? 1 : 0);
+}
+extern "C" __global__ void count_up(unsigned int* out, unsigned int first) {
+  unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = first + i;
 }
 )"};
   return sources;

@@ -1,3 +1,4 @@
+#include <cstdint>
 #include <numeric>
 #include <thread>
 
@@ -50,6 +51,20 @@ TEST_P(launch_test, scalars_of_several_types_arrive) {
   auto p = compile_test_kernels();
   dev.launch(p, "scale_add", nd_range{{256}, {64}}, buf, 1.5f, -7, 256u).get();
   EXPECT_EQ(buf.read().get(), std::vector<float>(256, 2.0f * 1.5f - 7.0f));
+}
+
+TEST_P(launch_test, types_spelt_long_in_the_kernel_match_like_short_ones) {
+  auto p = compile_test_kernels();
+  auto out = dev.allocate<std::uint32_t>(8);
+  dev.launch(p, "count_up", nd_range{{8}}, out, 40u).get();
+  EXPECT_EQ(out.read().get(), (std::vector<std::uint32_t>{40, 41, 42, 43, 44, 45, 46, 47}));
+  if (dev.backend() == backend::opencl) {  // CUDA reports sizes, not types
+    expect_error(dev.launch(p, "count_up", nd_range{{8}}, out, 1.0f), errc::invalid_argument,
+                 "argument 1 must be a uint");
+    auto floats = dev.allocate<float>(8);
+    expect_error(dev.launch(p, "count_up", nd_range{{8}}, floats, 40u), errc::invalid_argument,
+                 "argument 0 must be a __global uint*");
+  }
 }
 
 TEST_P(launch_test, cuda_grids_work_on_every_backend) {

@@ -51,7 +51,22 @@ version parse_version(const std::string& text) {
   return v;
 }
 
-/// Bytes of a by-value parameter of this OpenCL C type; 0 when not a known scalar or vector.
+/// OpenCL spells some types two ways, and CL_KERNEL_ARG_TYPE_NAME may give either: the short
+/// spelling, without spaces ("uint*", not "unsigned int *"), which launches compare against.
+std::string canonical_type(std::string name) {
+  while (!name.empty() && name.back() == ' ') name.pop_back();
+  const std::pair<const char*, const char*> spellings[] = {
+      {"unsigned char", "uchar"}, {"unsigned short", "ushort"}, {"unsigned int", "uint"},
+      {"unsigned long", "ulong"}, {"unsigned", "uint"},         {"signed char", "char"}};
+  for (auto [long_name, short_name] : spellings)
+    if (name.rfind(long_name, 0) == 0)
+      name = short_name + name.substr(std::string{long_name}.size());
+  std::erase(name, ' ');
+  return name;
+}
+
+/// Bytes of a by-value parameter of this OpenCL C type (canonical_type); 0 when not a known
+/// scalar or vector.
 std::size_t scalar_size(const std::string& type) {
   static const std::pair<const char*, std::size_t> sizes[] = {
       {"char", 1}, {"uchar", 1},  {"short", 2}, {"ushort", 2}, {"int", 4},
@@ -261,7 +276,7 @@ struct program_image {
         kernel_param p;
         if (!(in >> what >> p.size >> p.type_name) || what < 0 || what > 4) throw corrupt();
         p.what = static_cast<kernel_param::kind>(what);
-        if (p.type_name == "-") p.type_name.clear();
+        p.type_name = p.type_name == "-" ? std::string{} : canonical_type(p.type_name);
         list.push_back(p);
       }
     }
@@ -642,13 +657,13 @@ class opencl_device final : public backend_device {
           std::string type(type_size, '\0');
           clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, type_size, type.data(), nullptr);
           type.resize(std::strlen(type.c_str()));
-          param.type_name = type;
+          param.type_name = canonical_type(type);
           param.what = address == CL_KERNEL_ARG_ADDRESS_GLOBAL ? kernel_param::kind::global_pointer
                        : address == CL_KERNEL_ARG_ADDRESS_CONSTANT
                            ? kernel_param::kind::constant_pointer
                        : address == CL_KERNEL_ARG_ADDRESS_LOCAL ? kernel_param::kind::local_pointer
                                                                 : kernel_param::kind::scalar;
-          if (param.what == kernel_param::kind::scalar) param.size = scalar_size(type);
+          if (param.what == kernel_param::kind::scalar) param.size = scalar_size(param.type_name);
         }
         params.push_back(param);
       }
