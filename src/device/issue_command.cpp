@@ -84,7 +84,7 @@ bool fits(const kernel_param& p, const launch_argument& a) {
 }
 
 event_ptr launch(device_state& device, backend_queue& queue, command& cmd, wait_list wait) {
-  // Only an error needs the words: a launch builds no strings.
+  // Described only when a launch fails, not on every launch.
   const auto where = [&] {
     return "launch of kernel '" + cmd.kernel + "' on device '" + device.info().name + "'";
   };
