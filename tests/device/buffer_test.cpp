@@ -1,8 +1,11 @@
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <numeric>
+#include <thread>
 
 #include "device_fixture.hpp"
+#include "troupe/async/promise.hpp"
 
 namespace troupe::test {
 namespace {
@@ -27,6 +30,22 @@ TEST_P(buffer_test, large_copies_round_trip) {
   std::vector<float> back(data.size() - 5);
   buf.read_into(5, std::span<float>{back}).get();
   EXPECT_TRUE(std::equal(back.begin(), back.end(), data.begin() + 5));
+}
+
+TEST_P(buffer_test, large_reads_issued_later_arrive_whole) {
+  // Large enough for fresh memory that the read prepares; the promise makes the command wait
+  // on the host, so it is issued by the thread that sets it.
+  std::vector<std::uint32_t> data(3'000'017);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint32_t>(i * 7 + 1);
+  auto buf = dev.allocate<std::uint32_t>(data.size());
+  buf.write(data).get();
+  promise<void> go;
+  auto waiting = buf.read(after(go.get_future()));
+  auto at_once = buf.read();
+  std::thread setter{[&] { go.set_value(); }};
+  setter.join();
+  EXPECT_TRUE(waiting.get() == data);
+  EXPECT_TRUE(at_once.get() == data);
 }
 
 TEST_P(buffer_test, ranges_read_and_write_parts) {
