@@ -131,12 +131,8 @@ class backend_queue {
   /// driver do so, but never blocks the calling thread until the device is done.
   virtual event_ptr write(backend_memory& dst, std::size_t offset, const void* src,
                           std::size_t bytes, bool pinned, wait_list wait) = 0;
-  /// `prepare_destination`, when set, must run once before anything writes to `dst` (it faults
-  /// fresh memory in): a backend that reads into pinned memory of its own first runs it once
-  /// the device's copy is enqueued, so that the two overlap; others run it before.
   virtual event_ptr read(backend_memory& src, std::size_t offset, void* dst, std::size_t bytes,
-                         bool pinned, wait_list wait,
-                         const std::function<void()>& prepare_destination) = 0;
+                         bool pinned, wait_list wait) = 0;
   /// Repeats the `pattern_size` bytes at `pattern` (1, 2, 4, 8 or 16 bytes) over `bytes` bytes.
   virtual event_ptr fill(backend_memory& dst, std::size_t offset, std::size_t bytes,
                          const void* pattern, std::size_t pattern_size, wait_list wait) = 0;

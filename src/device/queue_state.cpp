@@ -116,12 +116,6 @@ void queue_state::submit(command cmd, dependency_list deps, intrusive_ptr<comman
   }
   const std::size_t host_wait_count = op->host_waits.size() + op->host_order_waits.size();
   op->outstanding.store(host_wait_count, std::memory_order_relaxed);
-  // Issued later, by whichever thread completes the last wait: the caller prepares the read's
-  // memory now rather than leave the work to that thread (maybe the completion thread).
-  if (host_wait_count != 0 && op->cmd.prepare_destination) {
-    op->cmd.prepare_destination();
-    op->cmd.prepare_destination = nullptr;
-  }
 
   bool issued_now = false;
   {

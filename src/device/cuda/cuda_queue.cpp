@@ -102,12 +102,10 @@ event_ptr cuda_queue::write(backend_memory& dst, std::size_t offset, const void*
 }
 
 event_ptr cuda_queue::read(backend_memory& src, std::size_t offset, void* dst, std::size_t bytes,
-                           bool pinned, wait_list wait,
-                           const std::function<void()>& prepare_destination) {
+                           bool pinned, wait_list wait) {
   const cuda_driver& driver = context_->driver();
   const CUdeviceptr address = device_address(src) + offset;
   if (pinned || bytes == 0) {
-    if (prepare_destination) prepare_destination();
     return enqueue(wait, {}, [&](CUstream stream) {
       if (bytes == 0) return;
       context_->check(driver.cuMemcpyDtoHAsync(dst, address, bytes, stream), "cuMemcpyDtoHAsync");
@@ -132,7 +130,7 @@ event_ptr cuda_queue::read(backend_memory& src, std::size_t offset, void* dst, s
   }
   const std::vector<CUevent> chunk_events = staged.chunk_events;
   auto* block = static_cast<std::byte*>(staged.block.data);
-  event_ptr done = enqueue(wait, std::move(staged), [&](CUstream stream) {
+  return enqueue(wait, std::move(staged), [&](CUstream stream) {
     for (std::size_t i = 0, at = 0; at < bytes; ++i, at += chunk) {
       const std::size_t length = std::min(chunk, bytes - at);
       context_->check(driver.cuMemcpyDtoHAsync(block + at, address + at, length, stream),
@@ -141,9 +139,6 @@ event_ptr cuda_queue::read(backend_memory& src, std::size_t offset, void* dst, s
         context_->check(driver.cuEventRecord(chunk_events[i], stream), "cuEventRecord");
     }
   });
-  // The device copies into the block meanwhile; nothing copies out before this returns.
-  if (prepare_destination) prepare_destination();
-  return done;
 }
 
 event_ptr cuda_queue::fill(backend_memory& dst, std::size_t offset, std::size_t bytes,

@@ -2,7 +2,6 @@
 
 // A CUDA stream as a backend_queue.
 
-#include <functional>
 #include <memory>
 #include <utility>
 
@@ -22,7 +21,7 @@ class cuda_queue final : public backend_queue {
   event_ptr write(backend_memory& dst, std::size_t offset, const void* src, std::size_t bytes,
                   bool pinned, wait_list wait) override;
   event_ptr read(backend_memory& src, std::size_t offset, void* dst, std::size_t bytes, bool pinned,
-                 wait_list wait, const std::function<void()>& prepare_destination) override;
+                 wait_list wait) override;
   event_ptr fill(backend_memory& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                  std::size_t pattern_size, wait_list wait) override;
   event_ptr copy(backend_memory& src, std::size_t src_offset, backend_memory& dst,

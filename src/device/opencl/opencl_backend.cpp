@@ -349,13 +349,12 @@ class opencl_queue final : public backend_queue {
   }
 
   event_ptr read(backend_memory& src, std::size_t offset, void* dst, std::size_t bytes, bool pinned,
-                 wait_list wait, const std::function<void()>& prepare_destination) override {
+                 wait_list wait) override {
     if (!pinned && staged(bytes)) {
       // Into a pinned block; finish() copies it out once the device is done.
       opencl_staged_copy staged{staging_, staging_->take(bytes), dst, bytes};
-      event_ptr done;
       try {
-        done = enqueue(
+        return enqueue(
             "clEnqueueReadBuffer", wait,
             [&](cl_uint n, const cl_event* w, cl_event* e) {
               return clEnqueueReadBuffer(queue_, mem(src), CL_FALSE, offset, bytes,
@@ -366,11 +365,7 @@ class opencl_queue final : public backend_queue {
         staging_->give_back(staged.block);  // nothing was enqueued
         throw;
       }
-      // The device copies into the block meanwhile; nothing copies out before this returns.
-      if (prepare_destination) prepare_destination();
-      return done;
     }
-    if (prepare_destination) prepare_destination();
     return enqueue("clEnqueueReadBuffer", wait, [&](cl_uint n, const cl_event* w, cl_event* e) {
       return clEnqueueReadBuffer(queue_, mem(src), CL_FALSE, offset, bytes, dst, n, w, e);
     });

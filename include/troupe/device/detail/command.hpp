@@ -4,13 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "troupe/async/detail/intrusive_ptr.hpp"
 #include "troupe/async/detail/shared_state.hpp"
-#include "troupe/async/error.hpp"
 
 namespace troupe::detail {
 
@@ -60,10 +58,7 @@ struct command {
   std::size_t bytes = 0;
   const void* host_source = nullptr;  // write
   void* host_destination = nullptr;   // read
-  /// read, when set: makes `host_destination` ready to be written (fresh memory, faulted in and
-  /// zeroed). Called once, before anything writes there.
-  std::function<void()> prepare_destination;
-  bool pinned = false;  // the host memory is page-locked (a host_buffer)
+  bool pinned = false;                // the host memory is page-locked (a host_buffer)
   std::array<std::byte, 16> pattern{};
   std::size_t pattern_size = 0;
   /// Host memory that must live until the command completes (a host_buffer, a moved vector).
@@ -115,30 +110,16 @@ template <class T>
 class vector_result final : public command_result {
  public:
   vector_result(intrusive_ptr<executor> ex, std::size_t count)
-      : state_(new shared_state<std::vector<T>>(std::move(ex)), adopt_ref), count_(count) {
-    // A large result is fresh memory, made ready by prepare() (command::prepare_destination),
-    // which a backend may run while the device copies.
-    if (fresh()) {
+      : state_(new shared_state<std::vector<T>>(std::move(ex)), adopt_ref) {
+    // A large result is fresh memory: faulted in by several threads before the vector's own
+    // zeroing, which then runs at the speed of memset.
+    if (count * sizeof(T) >= fresh_memory_threshold) {
       data_.reserve(count);
-    } else {
-      data_.resize(count);
+      prepare_fresh_memory(data_.data(), count * sizeof(T));
     }
+    data_.resize(count);
   }
-  /// Whether the memory needs prepare() before the read writes into it.
-  bool fresh() const noexcept { return count_ * sizeof(T) >= fresh_memory_threshold; }
-  /// Faults the memory in with several threads, then lets the vector zero it at memset speed.
-  void prepare() {
-    prepare_fresh_memory(data_.data(), count_ * sizeof(T));
-    data_.resize(count_);
-  }
-  void complete() noexcept override {
-    if (data_.size() != count_) {  // a backend that never ran prepare(): say so, lose nothing
-      state_->try_set_error(std::make_exception_ptr(
-          error(errc::runtime_error, "internal error: a read's fresh memory was never prepared")));
-      return;
-    }
-    state_->try_set_value(std::move(data_));
-  }
+  void complete() noexcept override { state_->try_set_value(std::move(data_)); }
   void fail(std::exception_ptr error) noexcept override { state_->try_set_error(std::move(error)); }
   state_base& state() noexcept override { return *state_; }
   const intrusive_ptr<shared_state<std::vector<T>>>& shared() const noexcept { return state_; }
@@ -146,7 +127,6 @@ class vector_result final : public command_result {
 
  private:
   intrusive_ptr<shared_state<std::vector<T>>> state_;
-  std::size_t count_;
   std::vector<T> data_;
 };
 

@@ -74,7 +74,6 @@ future<std::vector<T>> enqueue_read(queue_state* queue, const intrusive_ptr<buff
                                          adopt_ref};
   auto state = result->shared();
   cmd.host_destination = result->data();
-  if (result->fresh()) cmd.prepare_destination = [fresh = result.get()] { fresh->prepare(); };
   queue->submit(std::move(cmd), deps.list(), std::move(result));
   return future_access::make<future<std::vector<T>>>(std::move(state));
 }
