@@ -14,24 +14,10 @@ constexpr std::size_t smallest_split = std::size_t{256} << 10;
 
 }  // namespace
 
-constexpr std::size_t smallest_chunk = std::size_t{256} << 10;
-
 std::size_t staging_chunk(std::size_t bytes) noexcept {
+  constexpr std::size_t smallest = std::size_t{256} << 10;
   constexpr std::size_t largest = std::size_t{8} << 20;
-  return std::clamp((bytes / 4 + smallest_chunk - 1) / smallest_chunk * smallest_chunk,
-                    smallest_chunk, largest);
-}
-
-std::vector<std::size_t> staged_read_chunk_ends(std::size_t bytes) {
-  const std::size_t chunk = staging_chunk(bytes);
-  std::vector<std::size_t> ends;
-  std::size_t at = 0;
-  while (bytes - at > chunk) ends.push_back(at += chunk);
-  for (std::size_t rest = bytes - at; rest > smallest_chunk; rest = bytes - at) {
-    ends.push_back(at += (rest / 2 + 63) / 64 * 64);  // cache-line aligned halves
-  }
-  ends.push_back(bytes);
-  return ends;
+  return std::clamp((bytes / 4 + smallest - 1) / smallest * smallest, smallest, largest);
 }
 
 host_copier::host_copier(unsigned helpers) : helpers_(helpers) {}

@@ -18,11 +18,6 @@ namespace troupe::detail {
 /// in driver calls than they overlap) to 8 MiB (large pieces are copied by several threads).
 std::size_t staging_chunk(std::size_t bytes) noexcept;
 
-/// Where the chunks of a staged read of `bytes` end: staging_chunk() pieces, the last one halved
-/// down to 256 KiB, so that little is left to copy out once the device's copy has ended (the
-/// next command of a chain waits for that).
-std::vector<std::size_t> staged_read_chunk_ends(std::size_t bytes);
-
 class host_copier {
  public:
   /// `helpers` threads, started on the first large copy.

@@ -70,28 +70,6 @@ TEST(host_copier, zeroes_exactly_the_range_while_copies_run_beside) {
   }
 }
 
-TEST(host_copier, staged_reads_end_in_small_chunks) {
-  constexpr std::size_t kib = 1024;
-  for (std::size_t bytes : {std::size_t{1}, 200 * kib, 256 * kib, 300 * kib, 4096 * kib,
-                            4096 * kib + 3, std::size_t{100} << 20}) {
-    const auto ends = staged_read_chunk_ends(bytes);
-    ASSERT_FALSE(ends.empty());
-    EXPECT_EQ(ends.back(), bytes);
-    std::size_t at = 0;
-    for (std::size_t end : ends) {
-      EXPECT_GT(end, at) << bytes;
-      EXPECT_LE(end - at, staging_chunk(bytes)) << bytes;
-      at = end;
-    }
-    const std::size_t last = ends.size() < 2 ? bytes : bytes - ends[ends.size() - 2];
-    EXPECT_LE(last, 256 * kib) << bytes;
-  }
-  // 4 MiB: three 1 MiB chunks, then 512 and 256 KiB, then the last 256 KiB.
-  EXPECT_EQ(staged_read_chunk_ends(4096 * kib),
-            (std::vector<std::size_t>{1024 * kib, 2048 * kib, 3072 * kib, 3584 * kib, 3840 * kib,
-                                      4096 * kib}));
-}
-
 TEST(host_copier, works_without_helpers) {
   host_copier copier{0};
   auto source = numbers(3u << 20, 5);

@@ -105,10 +105,10 @@ void cuda_event::copy_arrived_chunks() {
     const CUresult result = context.driver().cuEventQuery(s.chunk_events[s.chunks_copied]);
     if (result == CUDA_ERROR_NOT_READY) return;
     if (result != CUDA_SUCCESS) context.fail(result, "cuEventQuery");
-    const std::size_t at = s.copied();
+    const std::size_t at = s.chunks_copied * s.chunk_bytes;
     s.pool->copy(static_cast<std::byte*>(s.read_destination) + at,
                  static_cast<const std::byte*>(s.block.data) + at,
-                 s.chunk_ends[s.chunks_copied] - at);
+                 std::min(s.chunk_bytes, s.read_bytes - at));
     ++s.chunks_copied;
   }
 }
@@ -143,7 +143,8 @@ void cuda_event::finish() {
   if (!staged_.block.data) return;
   if (staged_.read_destination) {
     // What query() has not copied yet (all of it for an unchunked read).
-    const std::size_t done = staged_.copied();
+    const std::size_t done =
+        std::min(staged_.chunks_copied * staged_.chunk_bytes, staged_.read_bytes);
     staged_.pool->copy(static_cast<std::byte*>(staged_.read_destination) + done,
                        static_cast<const std::byte*>(staged_.block.data) + done,
                        staged_.read_bytes - done);

@@ -57,12 +57,8 @@ struct staged_transfer {
   /// A large read arrives in chunks, each with its event, so that query() copies finished
   /// chunks out while later ones are still in flight.
   std::vector<CUevent> chunk_events;
-  std::vector<std::size_t> chunk_ends;  // staged_read_chunk_ends()
+  std::size_t chunk_bytes = 0;
   std::size_t chunks_copied = 0;
-  /// Bytes copied out so far.
-  std::size_t copied() const noexcept {
-    return chunks_copied == 0 ? 0 : chunk_ends[chunks_copied - 1];
-  }
 };
 
 class cuda_event final : public backend_event {

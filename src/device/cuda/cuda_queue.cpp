@@ -116,8 +116,9 @@ event_ptr cuda_queue::read(backend_memory& src, std::size_t offset, void* dst, s
   staged_transfer staged = staged_through(staging_, staging_->take(bytes));
   staged.read_destination = dst;
   staged.read_bytes = bytes;
-  staged.chunk_ends = staged_read_chunk_ends(bytes);
-  const std::size_t chunks = staged.chunk_ends.size();
+  const std::size_t chunk = staging_chunk(bytes);
+  staged.chunk_bytes = chunk;
+  const std::size_t chunks = (bytes + chunk - 1) / chunk;
   if (chunks > 1) {
     try {
       for (std::size_t i = 0; i < chunks; ++i) staged.chunk_events.push_back(events_->take());
@@ -128,13 +129,12 @@ event_ptr cuda_queue::read(backend_memory& src, std::size_t offset, void* dst, s
     }
   }
   const std::vector<CUevent> chunk_events = staged.chunk_events;
-  const std::vector<std::size_t> chunk_ends = staged.chunk_ends;
   auto* block = static_cast<std::byte*>(staged.block.data);
   return enqueue(wait, std::move(staged), [&](CUstream stream) {
-    for (std::size_t i = 0, at = 0; i < chunk_ends.size(); at = chunk_ends[i++]) {
-      context_->check(
-          driver.cuMemcpyDtoHAsync(block + at, address + at, chunk_ends[i] - at, stream),
-          "cuMemcpyDtoHAsync");
+    for (std::size_t i = 0, at = 0; at < bytes; ++i, at += chunk) {
+      const std::size_t length = std::min(chunk, bytes - at);
+      context_->check(driver.cuMemcpyDtoHAsync(block + at, address + at, length, stream),
+                      "cuMemcpyDtoHAsync");
       if (!chunk_events.empty())
         context_->check(driver.cuEventRecord(chunk_events[i], stream), "cuEventRecord");
     }
