@@ -49,7 +49,7 @@ void host_copier::zero(void* destination, std::size_t bytes) {
   split(static_cast<std::byte*>(destination), nullptr, bytes);
 }
 
-void host_copier::move(const part& p) {
+void host_copier::copy_or_zero(const part& p) {
   if (p.bytes == 0) return;  // memcpy and memset want valid pointers even then
   if (p.source != nullptr) {
     std::memcpy(p.destination, p.source, p.bytes);
@@ -60,7 +60,7 @@ void host_copier::move(const part& p) {
 
 void host_copier::split(std::byte* destination, const std::byte* source, std::size_t bytes) {
   if (bytes < 2 * smallest_split || helpers_ == 0) {
-    move({destination, source, bytes, nullptr});
+    copy_or_zero({destination, source, bytes, nullptr});
     return;
   }
   const std::size_t parts = std::min<std::size_t>(helpers_ + 1, bytes / smallest_split);
@@ -70,7 +70,7 @@ void host_copier::split(std::byte* destination, const std::byte* source, std::si
                 std::min(share, bytes - at), remaining};
   };
   std::size_t remaining = 0;
-  std::size_t queued_up_to = share;  // what lies beyond, the caller moves itself
+  std::size_t queued_up_to = share;  // the caller does what lies beyond itself
   {
     std::lock_guard lock{mutex_};
     start_helpers();
@@ -83,10 +83,10 @@ void host_copier::split(std::byte* destination, const std::byte* source, std::si
     }
   }
   work_.notify_all();
-  move(part_at(0, nullptr));
+  copy_or_zero(part_at(0, nullptr));
   if (queued_up_to < bytes) {
-    move({destination + queued_up_to, source != nullptr ? source + queued_up_to : nullptr,
-          bytes - queued_up_to, nullptr});
+    copy_or_zero({destination + queued_up_to, source != nullptr ? source + queued_up_to : nullptr,
+                  bytes - queued_up_to, nullptr});
   }
   // Help with what is still queued (any caller's), then wait for the parts in flight.
   std::unique_lock lock{mutex_};
@@ -104,7 +104,7 @@ void host_copier::split(std::byte* destination, const std::byte* source, std::si
 }
 
 void host_copier::finish(const part& p) {
-  move(p);
+  copy_or_zero(p);
   {
     std::lock_guard lock{mutex_};
     --*p.remaining;

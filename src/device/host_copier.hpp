@@ -43,8 +43,8 @@ class host_copier {
   void split(std::byte* destination, const std::byte* source, std::size_t bytes);
   void start_helpers();
   void run_helper();
-  static void move(const part& p);
-  /// Moves `p`, then counts it done.
+  static void copy_or_zero(const part& p);
+  /// copy_or_zero(p), then counts it done.
   void finish(const part& p);
 
   unsigned helpers_;
