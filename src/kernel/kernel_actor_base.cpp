@@ -66,7 +66,7 @@ void kernel_actor_base::on_programs_ready() {
 }
 
 void kernel_actor_base::when_programs_ready(std::function<void()> work) {
-  if (programs_ready_ && waiting_.empty()) {
+  if (runs_now()) {
     work();
   } else {
     waiting_.push_back(std::move(work));
@@ -106,12 +106,15 @@ device_slot& kernel_actor_base::pick_slot(const std::optional<device>& home,
     }
   }
   if (!chosen->queue.valid()) chosen->queue = chosen->dev.make_queue();
-  std::lock_guard lock(speed_mutex_);
-  chosen->pending_items += work_items;
+  if (measures_speed()) {
+    std::lock_guard lock(speed_mutex_);
+    chosen->pending_items += work_items;
+  }
   return *chosen;
 }
 
 void kernel_actor_base::forget(device_slot& slot, std::size_t work_items) {
+  if (!measures_speed()) return;
   std::lock_guard lock(speed_mutex_);
   slot.pending_items -= std::min(slot.pending_items, work_items);
 }

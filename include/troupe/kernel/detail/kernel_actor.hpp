@@ -41,9 +41,16 @@ class kernel_actor_base : public event_based_actor {
   std::string label() const;
 
  protected:
-  /// Runs `work` now if every program is ready and nothing waits before it, else in order
-  /// once they are (requests to one actor run in the order they arrived).
+  /// Whether a request may run now: every program is ready and nothing waits before it.
+  bool runs_now() const noexcept { return programs_ready_ && waiting_.empty(); }
+  /// Runs `work` now if runs_now(), else in order once the programs are ready (requests to one
+  /// actor run in the order they arrived).
   void when_programs_ready(std::function<void()> work);
+  /// Whether requests are placed by measured speed: throughput balancing over several devices.
+  /// Only then are their work items and times recorded.
+  bool measures_speed() const noexcept {
+    return policy_ == balance::throughput && slots_.size() > 1;
+  }
   /// The behavior's handler of programs_ready.
   void on_programs_ready();
   /// Watches the programs; call from make_behavior.
@@ -223,17 +230,23 @@ class kernel_actor final : public kernel_actor_base {
   }
 
   void submit(input_tuple inputs, nd_range range, response_promise promise) {
-    auto work = [this, inputs = std::make_shared<input_tuple>(std::move(inputs)), range,
-                 promise]() mutable {
-      try {
-        run(*inputs, range, promise);
-      } catch (const error& e) {
-        promise.deliver(e);
-      } catch (const std::exception& e) {
-        promise.deliver(error{errc::runtime_error, label() + ": " + e.what()});
-      }
-    };
-    when_programs_ready(std::move(work));
+    if (runs_now()) {  // the common case, without packing the request into a function
+      run_delivering_errors(inputs, range, promise);
+      return;
+    }
+    when_programs_ready([this, inputs = std::make_shared<input_tuple>(std::move(inputs)), range,
+                         promise]() mutable { run_delivering_errors(*inputs, range, promise); });
+  }
+
+  void run_delivering_errors(input_tuple& inputs, const nd_range& range,
+                             response_promise& promise) {
+    try {
+      run(inputs, range, promise);
+    } catch (const error& e) {
+      promise.deliver(e);
+    } catch (const std::exception& e) {
+      promise.deliver(error{errc::runtime_error, label() + ": " + e.what()});
+    }
   }
 
   // -- one request ------------------------------------------------------------
@@ -303,10 +316,15 @@ class kernel_actor final : public kernel_actor_base {
       }
       throw;
     }
-    // The host inputs stay until the kernel has run; the actor (kept alive by its handle)
-    // learns how long the request took.
-    done.then(inline_execution, [memory, slot = &slot, actor = self(), items, started, this](
-                                    const shared_future<void>&) { record(*slot, items, started); });
+    // The host inputs stay until the kernel has run; a throughput-balancing actor (kept alive
+    // by its handle) learns how long the request took.
+    if (measures_speed()) {
+      done.then(inline_execution,
+                [memory, slot = &slot, actor = self(), items, started,
+                 this](const shared_future<void>&) { record(*slot, items, started); });
+    } else if (!memory->inputs.empty()) {
+      done.then(inline_execution, [memory](const shared_future<void>&) {});
+    }
 
     auto results = [&]<std::size_t... Ps>(std::index_sequence<Ps...>) {
       return std::tuple_cat(result<Ps>(std::get<Ps>(*arguments), done, *memory)...);
