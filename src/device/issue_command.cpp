@@ -11,16 +11,14 @@ namespace {
   throw error(code, message);
 }
 
-/// The buffer's memory on `device`. `caller` and `role` (may be empty) name them in an error.
-template <class Caller, class Role>
-backend_memory& memory_on(device_state& device, buffer_state& buffer, const Caller& caller,
-                          const Role& role) {
-  if (&buffer.device() != &device) {
-    const std::string what = role();
-    fail(errc::invalid_argument, caller() + ": the " + what + (what.empty() ? "" : " ") +
-                                     "buffer is on device '" + buffer.device().info().name +
-                                     "', the queue on device '" + device.info().name + "'");
-  }
+/// The buffer's memory on `device`. `described()` names the buffer for an error ("<caller>: the
+/// source"), built only then.
+template <class Describe>
+backend_memory& memory_on(device_state& device, buffer_state& buffer, const Describe& described) {
+  if (&buffer.device() != &device)
+    fail(errc::invalid_argument, described() + " buffer is on device '" +
+                                     buffer.device().info().name + "', the queue on device '" +
+                                     device.info().name + "'");
   return *buffer.memory();
 }
 
@@ -113,8 +111,8 @@ event_ptr launch(device_state& device, backend_queue& queue, command& cmd, wait_
         if (!in.buffer)
           fail(errc::no_state, where() + ": argument " + std::to_string(i) + " is an empty buffer");
         out.what = kernel_argument::kind::memory;
-        out.memory =
-            &memory_on(device, *in.buffer, where, [i] { return "argument " + std::to_string(i); });
+        out.memory = &memory_on(device, *in.buffer,
+                                [&] { return where() + ": the argument " + std::to_string(i); });
         break;
       case launch_argument::kind::scalar:
         out.what = kernel_argument::kind::scalar;
@@ -135,9 +133,9 @@ event_ptr launch(device_state& device, backend_queue& queue, command& cmd, wait_
 event_ptr issue_command(device_state& device, backend_queue& queue, command& cmd, wait_list wait) {
   if (cmd.what == command::kind::launch) return launch(device, queue, cmd, wait);
   if (cmd.bytes == 0) return nullptr;
-  auto& memory = memory_on(
-      device, *cmd.buffer, [&] { return cmd.caller; },
-      [&] { return std::string{cmd.what == command::kind::copy ? "source" : ""}; });
+  auto& memory = memory_on(device, *cmd.buffer, [&] {
+    return cmd.caller + (cmd.what == command::kind::copy ? ": the source" : ": the");
+  });
   switch (cmd.what) {
     case command::kind::write:
       return queue.write(memory, cmd.offset, cmd.host_source, cmd.bytes, cmd.pinned, wait);

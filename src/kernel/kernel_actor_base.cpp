@@ -65,12 +65,8 @@ void kernel_actor_base::on_programs_ready() {
   }
 }
 
-void kernel_actor_base::when_programs_ready(std::function<void()> work) {
-  if (runs_now()) {
-    work();
-  } else {
-    waiting_.push_back(std::move(work));
-  }
+void kernel_actor_base::wait_for_programs(std::function<void()> work) {
+  waiting_.push_back(std::move(work));
 }
 
 device_slot& kernel_actor_base::pick_slot(const std::optional<device>& home,

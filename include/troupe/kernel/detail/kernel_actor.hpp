@@ -43,9 +43,9 @@ class kernel_actor_base : public event_based_actor {
  protected:
   /// Whether a request may run now: every program is ready and nothing waits before it.
   bool runs_now() const noexcept { return programs_ready_ && waiting_.empty(); }
-  /// Runs `work` now if runs_now(), else in order once the programs are ready (requests to one
-  /// actor run in the order they arrived).
-  void when_programs_ready(std::function<void()> work);
+  /// Keeps `work` (a request that may not run now) until every program is ready; the waiting
+  /// requests then run in the order they arrived.
+  void wait_for_programs(std::function<void()> work);
   /// Whether requests are placed by measured speed: throughput balancing over several devices.
   /// Only then are their work items and times recorded.
   bool measures_speed() const noexcept {
@@ -234,8 +234,8 @@ class kernel_actor final : public kernel_actor_base {
       run_delivering_errors(inputs, range, promise);
       return;
     }
-    when_programs_ready([this, inputs = std::make_shared<input_tuple>(std::move(inputs)), range,
-                         promise]() mutable { run_delivering_errors(*inputs, range, promise); });
+    wait_for_programs([this, inputs = std::make_shared<input_tuple>(std::move(inputs)), range,
+                       promise]() mutable { run_delivering_errors(*inputs, range, promise); });
   }
 
   void run_delivering_errors(input_tuple& inputs, const nd_range& range,
@@ -283,7 +283,8 @@ class kernel_actor final : public kernel_actor_base {
     const std::size_t items = shape.work_items();
     device_slot& slot = pick_slot(home_of(inputs), items);
 
-    const auto started = std::chrono::steady_clock::now();
+    const auto started = measures_speed() ? std::chrono::steady_clock::now()
+                                          : std::chrono::steady_clock::time_point{};
     auto memory = std::make_shared<request_memory>();
     memory->queue = queue_for(inputs, slot);
     std::optional<decltype(prepare_all(inputs, shape, slot, *memory,
