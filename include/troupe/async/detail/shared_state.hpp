@@ -65,6 +65,15 @@ continuation* make_continuation(intrusive_ptr<executor> target, F&& f) {
   return c;
 }
 
+/// What produces a state's result, where a consumer can use that (see state_base::origin).
+class state_origin : public ref_counted {
+ public:
+  /// Called when someone starts to wait for the state (a continuation, a blocking wait) before
+  /// it is ready. A producer that learns of its end only on demand (a device command issued
+  /// without an event of its own) arranges to learn of it now.
+  virtual void awaited() noexcept {}
+};
+
 /// The part of a future's shared state that does not depend on the value type: readiness, the
 /// error, the continuations (a lock-free stack), and the executor continuations default to.
 class state_base : public ref_counted {
@@ -82,13 +91,14 @@ class state_base : public ref_counted {
   const intrusive_ptr<executor>& default_executor() const noexcept { return executor_; }
 
   /// What produces this state's result, when a consumer can wait for that more cheaply than for
-  /// the state: the device layer sets a command's event here, so that a later command on the
-  /// same device waits on the device instead of on the host. Set before the future is handed out.
-  const intrusive_ptr<ref_counted>& origin() const noexcept { return origin_; }
-  void set_origin(intrusive_ptr<ref_counted> what) noexcept { origin_ = std::move(what); }
+  /// the state: the device layer sets the command here, so that a later command on the same
+  /// device waits on the device instead of on the host. Set before the future is handed out.
+  const intrusive_ptr<state_origin>& origin() const noexcept { return origin_; }
+  void set_origin(intrusive_ptr<state_origin> what) noexcept { origin_ = std::move(what); }
 
   /// Fires `c` when this state becomes ready; at once if it already is.
   void attach(continuation* c) noexcept {
+    if (origin_ && !is_ready()) origin_->awaited();
     if (!try_push(c)) c->fire();
   }
 
@@ -134,7 +144,7 @@ class state_base : public ref_counted {
   std::atomic<bool> claimed_{false};
   std::exception_ptr error_;
   intrusive_ptr<executor> executor_;
-  intrusive_ptr<ref_counted> origin_;
+  intrusive_ptr<state_origin> origin_;
 };
 
 /// The shared state of a `future<T>`: a `state_base` plus the value.
