@@ -30,6 +30,30 @@ void completion_queue::watch(event_ptr event, intrusive_ptr<command_result> resu
   wake_.notify_one();
 }
 
+void completion_queue::cover_later(intrusive_ptr<queue_state> queue) {
+  const auto due = std::chrono::steady_clock::now() + cover_delay;
+  {
+    std::lock_guard guard{mutex_};
+    if (to_cover_.empty())
+      next_due_.store(due.time_since_epoch().count(), std::memory_order_relaxed);
+    to_cover_.push_back({std::move(queue), due});
+  }
+  wake_.notify_one();
+}
+
+std::vector<intrusive_ptr<queue_state>> completion_queue::take_due(
+    std::chrono::steady_clock::time_point now) {
+  std::vector<intrusive_ptr<queue_state>> due;
+  while (!to_cover_.empty() && (stopping_ || to_cover_.front().due <= now)) {
+    due.push_back(std::move(to_cover_.front().queue));
+    to_cover_.pop_front();
+  }
+  const auto next =
+      to_cover_.empty() ? std::chrono::steady_clock::time_point::max() : to_cover_.front().due;
+  next_due_.store(next.time_since_epoch().count(), std::memory_order_relaxed);
+  return due;
+}
+
 void completion_queue::stop() {
   {
     std::lock_guard guard{mutex_};
@@ -56,26 +80,40 @@ void completion_queue::run() {
   using namespace std::chrono;
   std::vector<entry> pending;
   auto last_progress = steady_clock::now();
+  const auto cover_due = [&](steady_clock::time_point now) {
+    return now.time_since_epoch().count() >= next_due_.load(std::memory_order_relaxed);
+  };
   for (;;) {
     if (pending.empty() && mode_ == mode::polling) {
       // Idle: stay awake a little, since commands tend to come in runs; a command that arrives
       // now is seen without a wake-up.
       auto until = steady_clock::now() + microseconds(50);
-      while (!has_incoming_.load(std::memory_order_acquire) && steady_clock::now() < until)
+      for (auto now = steady_clock::now();
+           !has_incoming_.load(std::memory_order_acquire) && now < until && !cover_due(now);
+           now = steady_clock::now())
         std::this_thread::yield();
     }
-    // A polling pass with commands in flight and none new takes no lock: a lock taken on every
-    // pass would contend with the threads that submit commands.
+    // A polling pass with commands in flight, none new and no cover due takes no lock: a lock
+    // taken on every pass would contend with the threads that submit commands.
     const bool polling_only = mode_ == mode::polling && !pending.empty() &&
-                              !has_incoming_.load(std::memory_order_acquire);
+                              !has_incoming_.load(std::memory_order_acquire) &&
+                              !cover_due(steady_clock::now());
+    std::vector<intrusive_ptr<queue_state>> due;
     if (!polling_only) {
       std::unique_lock lock{mutex_};
+      // Sleeps until there is news, or the first cover is due (cover_later() may bring one).
+      const auto sleep = [&](auto news) {
+        if (to_cover_.empty())
+          wake_.wait(lock, [&] { return news() || !to_cover_.empty(); });
+        else
+          wake_.wait_until(lock, to_cover_.front().due, news);
+      };
       if (pending.empty() && incoming_.empty()) {
-        if (stopping_) return;
-        wake_.wait(lock, [&] { return stopping_ || !incoming_.empty(); });
+        if (stopping_ && to_cover_.empty()) return;
+        sleep([&] { return stopping_ || !incoming_.empty(); });
         last_progress = steady_clock::now();
       } else if (mode_ == mode::callback && signalled_ == 0 && incoming_.empty()) {
-        wake_.wait(lock, [&] { return signalled_ != 0 || !incoming_.empty(); });
+        sleep([&] { return signalled_ != 0 || !incoming_.empty(); });
       }
       signalled_ = 0;
       // New commands restart the spinning phase: they may well end within microseconds.
@@ -83,7 +121,11 @@ void completion_queue::run() {
       for (auto& e : incoming_) pending.push_back(std::move(e));
       incoming_.clear();
       has_incoming_.store(false, std::memory_order_relaxed);
+      due = take_due(steady_clock::now());
     }
+    // Outside the lock: covering enqueues a marker and watches it, which takes the lock. The
+    // markers are seen on the next pass.
+    for (auto& queue : due) queue->cover(*this);
     // Finish in submission order, so that a queue's futures become ready in its order. Every
     // event is asked on each pass: asking only each queue's oldest was measured slower on an
     // H200 for small transfers (2-8 MiB partitions, both backends).

@@ -1,13 +1,16 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <deque>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "backend.hpp"
+#include "troupe/device/detail/device_state.hpp"
 
 namespace troupe::detail {
 
@@ -26,7 +29,15 @@ class completion_queue {
   /// fail() when it failed.
   void watch(event_ptr event, intrusive_ptr<command_result> result);
 
-  /// Blocks until everything watched so far is done, then ends the thread.
+  /// `queue` has just issued a launch without an event of its own (see queue_state): covers
+  /// it cover_delay from now, unless someone waited for it first. stop() covers at once.
+  void cover_later(intrusive_ptr<queue_state> queue);
+  /// Long enough for a pipeline's next stages to follow on the same queue (an empty stage takes
+  /// ~10 us), short enough that memory nobody waits for goes back soon.
+  static constexpr std::chrono::microseconds cover_delay{100};
+
+  /// Covers what cover_later() was told of, blocks until everything watched so far is done,
+  /// then ends the thread.
   void stop();
 
   mode completion_mode() const noexcept { return mode_; }
@@ -37,7 +48,15 @@ class completion_queue {
     intrusive_ptr<command_result> result;
   };
 
+  struct to_cover {
+    intrusive_ptr<queue_state> queue;
+    std::chrono::steady_clock::time_point due;
+  };
+
   void run();
+  /// Takes the queues whose cover is due (all of them once stopping) out of to_cover_; under
+  /// mutex_.
+  std::vector<intrusive_ptr<queue_state>> take_due(std::chrono::steady_clock::time_point now);
   /// Finishes `e` if its command is done; true when it was.
   static bool try_finish(entry& e) noexcept;
 
@@ -47,6 +66,11 @@ class completion_queue {
   std::vector<entry> incoming_;
   std::atomic<bool> has_incoming_{false};  // lets the idle thread spin without the lock
   std::size_t signalled_ = 0;              // callback mode: driver callbacks not yet handled
+  std::deque<to_cover> to_cover_;          // oldest first
+  /// to_cover_'s first due time, in steady_clock ticks (max when empty): lets a polling pass
+  /// skip the lock.
+  std::atomic<std::chrono::steady_clock::rep> next_due_{
+      std::chrono::steady_clock::time_point::max().time_since_epoch().count()};
   bool stopping_ = false;
   std::thread thread_;
 };

@@ -81,7 +81,8 @@ bool fits(const kernel_param& p, const launch_argument& a) {
   return false;
 }
 
-event_ptr launch(device_state& device, backend_queue& queue, command& cmd, wait_list wait) {
+event_ptr launch(device_state& device, backend_queue& queue, command& cmd, wait_list wait,
+                 launch_event marking) {
   // Described only when a launch fails, not on every launch.
   const auto where = [&] {
     return "launch of kernel '" + cmd.kernel + "' on device '" + device.info().name + "'";
@@ -125,13 +126,14 @@ event_ptr launch(device_state& device, backend_queue& queue, command& cmd, wait_
         break;
     }
   }
-  return queue.launch(kernel, cmd.shape, args, wait);
+  return queue.launch(kernel, cmd.shape, args, wait, marking);
 }
 
 }  // namespace
 
-event_ptr issue_command(device_state& device, backend_queue& queue, command& cmd, wait_list wait) {
-  if (cmd.what == command::kind::launch) return launch(device, queue, cmd, wait);
+event_ptr issue_command(device_state& device, backend_queue& queue, command& cmd, wait_list wait,
+                        launch_event marking) {
+  if (cmd.what == command::kind::launch) return launch(device, queue, cmd, wait, marking);
   if (cmd.bytes == 0) return nullptr;
   auto& memory = memory_on(device, *cmd.buffer, [&] {
     return cmd.caller + (cmd.what == command::kind::copy ? ": the source" : ": the");

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "backend.hpp"
+#include "completion_queue.hpp"
 #include "device_manager.hpp"
 #include "issue_command.hpp"
 #include "troupe/device/detail/device_state.hpp"
@@ -10,28 +11,55 @@ namespace troupe::detail {
 
 namespace {
 
-/// The origin of a command's future: the command's event, once it is issued. A later command
-/// on the same device waits for that event on the device instead of on the host; one on the
-/// same (in-order) queue needs no wait at all.
-class command_marker final : public ref_counted {
+/// The origin of a command's future. A later command on the same device waits for the
+/// command's event on the device instead of on the host; one on the same (in-order) queue needs
+/// no wait at all. A launch issued without an event gets one (a marker after it) once someone
+/// waits for it.
+class command_marker final : public state_origin {
  public:
-  void publish(event_ptr event, queue_state* queue) noexcept {
+  // Held, with the device, so that queue_state::ending_with() may hand the queue out.
+  explicit command_marker(queue_state& queue) : queue_(&queue), device_(&queue.device()) {}
+
+  /// The queue starts to issue the command: from now on, awaited() makes sure it is covered.
+  void start_issue() noexcept { issuing_.store(true, std::memory_order_seq_cst); }
+  /// Whether someone waits for the command; read after start_issue().
+  bool wanted() const noexcept { return wanted_.load(std::memory_order_seq_cst); }
+  /// The command is on the device, with or without an event of its own.
+  void enqueued() noexcept { enqueued_.store(true, std::memory_order_release); }
+  bool is_enqueued() const noexcept { return enqueued_.load(std::memory_order_acquire); }
+
+  /// The command's event, or one that ends after it on the same queue. Once only.
+  void publish(event_ptr event) noexcept {
     owner_ = std::move(event);
-    // Held, with the device, so that queue_state::ending_with() may hand the queue out.
-    queue_ = intrusive_ptr<queue_state>{queue};
-    device_ = intrusive_ptr<device_state>{&queue->device()};
     published_.store(owner_.get(), std::memory_order_release);
   }
-  /// The event, or null while the command is not issued yet.
+  /// The event, or null while there is none yet.
   backend_event* event() const noexcept { return published_.load(std::memory_order_acquire); }
-  /// The queue the command was issued on; valid once event() is not null.
+  /// The event to wait for on the device: covers an enqueued command that has none yet. Null
+  /// when there is none to wait for.
+  backend_event* event_to_wait_for() noexcept {
+    if (event() == nullptr && is_enqueued()) queue_->cover();
+    return event();
+  }
   queue_state* queue() const noexcept { return queue_.get(); }
 
+  void awaited() noexcept override {
+    if (event() != nullptr) return;
+    // With start_issue(), in this order on both sides: either the queue sees the wish and
+    // gives the launch an event, or this sees the issue and covers it (under the queue's lock,
+    // so after the issue).
+    wanted_.store(true, std::memory_order_seq_cst);
+    if (issuing_.load(std::memory_order_seq_cst)) queue_->cover();
+  }
+
  private:
-  event_ptr owner_;
   intrusive_ptr<queue_state> queue_;
   intrusive_ptr<device_state> device_;
+  event_ptr owner_;
   std::atomic<backend_event*> published_{nullptr};
+  std::atomic<bool> issuing_{false};
+  std::atomic<bool> wanted_{false};
+  std::atomic<bool> enqueued_{false};
 };
 
 std::exception_ptr make_error(errc code, std::string message) {
@@ -67,6 +95,20 @@ struct queue_state::pending final : command_result {
   state_base& state() noexcept override { return result->state(); }
 };
 
+/// Commands that one event ends: launches issued before it without one, oldest first, and the
+/// event's own command, if it has one.
+struct queue_state::covered final : command_result {
+  std::vector<intrusive_ptr<pending>> ops;
+
+  void complete() noexcept override {
+    for (auto& op : ops) op->complete();
+  }
+  void fail(std::exception_ptr e) noexcept override {
+    for (auto& op : ops) op->fail(e);
+  }
+  state_base& state() noexcept override { return ops.back()->state(); }
+};
+
 queue_state::queue_state(device_state& device, bool keep_device,
                          std::unique_ptr<backend_queue> backend)
     : device_(&device),
@@ -83,7 +125,7 @@ void queue_state::submit(command cmd, dependency_list deps, intrusive_ptr<comman
   intrusive_ptr<pending> op{new pending, adopt_ref};
   op->cmd = std::move(cmd);
   op->result = std::move(result);
-  op->marker = intrusive_ptr<command_marker>{new command_marker, adopt_ref};
+  op->marker = intrusive_ptr<command_marker>{new command_marker(*this), adopt_ref};
   op->result->state().set_origin(op->marker);
 
   if (op->cmd.what == command::kind::copy && &op->cmd.target->device() != device_ &&
@@ -95,10 +137,10 @@ void queue_state::submit(command cmd, dependency_list deps, intrusive_ptr<comman
   // the device (an event of this backend), or on the host.
   auto place = [&](intrusive_ptr<state_base>& dep, std::vector<intrusive_ptr<state_base>>& host) {
     auto* marker = dynamic_cast<command_marker*>(dep->origin().get());
-    auto* event = marker != nullptr ? marker->event() : nullptr;
     // Issued earlier on this in-order queue: ordered before this command already. Drivers do
     // not all skip such a wait cheaply (NVIDIA's OpenCL does not).
-    if (event != nullptr && marker->queue() == this) return;
+    if (marker != nullptr && marker->is_enqueued() && marker->queue() == this) return;
+    auto* event = marker != nullptr ? marker->event_to_wait_for() : nullptr;
     if (event != nullptr && event->domain() == domain)
       op->device_waits.emplace_back(event);
     else
@@ -146,7 +188,7 @@ void queue_state::submit(command cmd, dependency_list deps, intrusive_ptr<comman
 intrusive_ptr<queue_state> queue_state::ending_with(const state_base& result) {
   if (result.is_ready()) return nullptr;
   auto* marker = dynamic_cast<const command_marker*>(result.origin().get());
-  if (marker == nullptr || marker->event() == nullptr) return nullptr;
+  if (marker == nullptr || !marker->is_enqueued()) return nullptr;
   queue_state* queue = marker->queue();
   if (queue->last_issued_.load(std::memory_order_acquire) != marker) return nullptr;
   return intrusive_ptr<queue_state>{queue};
@@ -187,6 +229,54 @@ void queue_state::submit_staged_copy(pending& op, const dependency_list& deps) {
   target_queue.submit(std::move(write), std::move(after_read), op.result);
 }
 
+void queue_state::cover() noexcept {
+  std::vector<intrusive_ptr<pending>> failed;
+  {
+    std::lock_guard guard{mutex_};
+    if (uncovered_.empty()) return;
+    // The queue's lock before the device's, as in issue().
+    auto open = device_->hold_open();
+    // Once the system is going, its completion queue covers what cover_later() told it of.
+    if (auto* manager = device_->manager()) failed = cover_locked(manager->completions());
+  }
+  for (auto& op : failed) op->settle();
+}
+
+void queue_state::cover(completion_queue& completions) noexcept {
+  std::vector<intrusive_ptr<pending>> failed;
+  {
+    std::lock_guard guard{mutex_};
+    if (!uncovered_.empty()) failed = cover_locked(completions);
+  }
+  for (auto& op : failed) op->settle();
+}
+
+std::vector<intrusive_ptr<queue_state::pending>> queue_state::cover_locked(
+    completion_queue& completions) noexcept {
+  event_ptr marker;
+  try {
+    marker = backend_->mark();
+  } catch (...) {
+    // The backend waited for the queue to drain before it threw, so the launches' memory may
+    // go. They fail, since nothing tells whether they ran; after the lock, as in drain().
+    auto failed = std::move(uncovered_);
+    uncovered_.clear();
+    for (auto& op : failed) op->failure = std::current_exception();
+    return failed;
+  }
+  hand_over_uncovered(std::move(marker), completions);
+  return {};
+}
+
+void queue_state::hand_over_uncovered(event_ptr event, completion_queue& completions) noexcept {
+  intrusive_ptr<covered> batch{new covered, adopt_ref};
+  batch->ops = std::move(uncovered_);
+  uncovered_.clear();
+  for (auto& op : batch->ops)
+    if (op->marker->event() == nullptr) op->marker->publish(event);
+  completions.watch(std::move(event), std::move(batch));
+}
+
 void queue_state::drain() {
   std::vector<intrusive_ptr<pending>> ended;
   {
@@ -220,14 +310,29 @@ void queue_state::issue(pending& op) noexcept {
     waits.reserve(op.device_waits.size());
     for (auto& e : op.device_waits) waits.push_back(e.get());
 
-    event_ptr event = issue_command(*device_, *backend_, op.cmd, waits);
-    if (!event) {  // nothing to do on the device (an empty range)
+    op.marker->start_issue();
+    const bool own_event = op.cmd.what != command::kind::launch || op.marker->wanted() ||
+                           uncovered_.size() + 1 >= most_uncovered;
+    event_ptr event = issue_command(*device_, *backend_, op.cmd, waits,
+                                    own_event ? launch_event::own : launch_event::none);
+    if (!event && own_event) {  // nothing to do on the device (an empty range)
       op.ended_at_issue = true;
       return;
     }
-    op.marker->publish(event, this);
+    op.marker->enqueued();
     last_issued_.store(op.marker.get(), std::memory_order_release);
-    manager->completions().watch(std::move(event), intrusive_ptr<command_result>{&op});
+    if (!event) {
+      if (uncovered_.empty()) manager->completions().cover_later(intrusive_ptr<queue_state>{this});
+      uncovered_.emplace_back(&op);
+      return;
+    }
+    op.marker->publish(event);
+    if (uncovered_.empty()) {
+      manager->completions().watch(std::move(event), intrusive_ptr<command_result>{&op});
+      return;
+    }
+    uncovered_.emplace_back(&op);
+    hand_over_uncovered(std::move(event), manager->completions());
   } catch (...) {
     op.ended_at_issue = true;
     op.failure = std::current_exception();

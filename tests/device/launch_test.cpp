@@ -326,6 +326,73 @@ TEST_P(launch_test, queues_run_independently) {
   EXPECT_EQ(flag.read().get(), std::vector<int>{5});
 }
 
+// A launch that nobody waits for yet is issued without an event of its own (queue_state); these
+// check that its future still ends, whoever waits for it and however late.
+
+TEST_P(launch_test, a_launch_nobody_waits_for_ends_on_its_own) {
+  const unsigned n = 256;
+  auto p = compile_test_kernels();
+  auto q = dev.make_queue();
+  auto buf = dev.allocate<int>(n);
+  q.fill(buf, 0).get();
+  auto launched = q.launch(p, "increment", nd_range{{n}}, buf, n);
+  // Only polled, never waited for: it must become ready all the same.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!launched.is_ready() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(launched.is_ready());
+  launched.get();
+  EXPECT_EQ(buf.read().get(), std::vector<int>(n, 1));
+}
+
+TEST_P(launch_test, a_long_run_of_launches_ends_whichever_one_is_waited_for) {
+  const unsigned n = 512;
+  const int rounds = 100;  // more than a queue leaves without an event at a time
+  auto p = compile_test_kernels();
+  auto q = dev.make_queue();
+  auto buf = dev.allocate<int>(n);
+  q.fill(buf, 0).get();
+  std::vector<shared_future<void>> launches;
+  for (int round = 0; round < rounds; ++round)
+    launches.push_back(q.launch(p, "increment", nd_range{{n}}, buf, n).share());
+  launches[rounds / 2].get();  // one in the middle first
+  launches.back().get();
+  for (auto& launched : launches) EXPECT_NO_THROW(launched.get());
+  EXPECT_EQ(buf.read().get(), std::vector<int>(n, rounds));
+}
+
+TEST_P(launch_test, a_continuation_on_a_launch_runs_without_a_blocking_wait) {
+  const unsigned n = 64;
+  auto p = compile_test_kernels();
+  auto q = dev.make_queue();
+  auto buf = dev.allocate<int>(n);
+  q.fill(buf, 41).get();
+  auto answer =
+      q.launch(p, "increment", nd_range{{n}}, buf, n).then([buf](future<void> launched) mutable {
+        launched.get();
+        return buf.read().get().front();
+      });
+  EXPECT_EQ(answer.get(), 42);
+}
+
+TEST_P(launch_test, launches_nobody_waited_for_have_ended_once_the_system_is_gone) {
+  const auto index = std::stoul(GetParam().substr(0, GetParam().find('_')));
+  shared_future<void> first, last;
+  {
+    actor_system local{device_config()};
+    auto d = local.devices()[index];
+    auto p = d.compile(test_kernels().for_device(d)).get();
+    auto q = d.make_queue();
+    auto flag = d.allocate<int>(1);
+    first = q.launch(p, "spin_then_set", nd_range{{1}}, flag, 1, 1u << 20).share();
+    last = q.launch(p, "spin_then_set", nd_range{{1}}, flag, 2, 1u << 20).share();
+  }
+  ASSERT_TRUE(first.is_ready());
+  ASSERT_TRUE(last.is_ready());
+  EXPECT_NO_THROW(first.get());
+  EXPECT_NO_THROW(last.get());
+}
+
 INSTANTIATE_TEST_SUITE_P(devices, launch_test, ::testing::ValuesIn(device_names()),
                          [](const auto& param_info) { return param_info.param; });
 TROUPE_DEVICE_SUITE_MAY_BE_EMPTY(launch_test);

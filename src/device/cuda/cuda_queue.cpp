@@ -50,6 +50,7 @@ void cuda_queue::wait_for(wait_list wait) {
 bool cuda_queue::pageable_ok(wait_list wait, std::size_t bytes) const {
   if (bytes > largest_pageable_write) return false;
   context_->make_current();
+  if (unmarked_device_work_) return false;
   if (last_device_work_ && !last_device_work_->done_quietly()) return false;
   for (backend_event* waited : wait) {
     if (!waited || waited->domain() != context_->platform.get()) continue;  // wait_for rejects
@@ -216,7 +217,8 @@ event_ptr cuda_queue::copy(backend_memory& src, std::size_t src_offset, backend_
 }
 
 event_ptr cuda_queue::launch(backend_kernel& kernel, const launch_shape& shape,
-                             std::span<const kernel_argument> args, wait_list wait) {
+                             std::span<const kernel_argument> args, wait_list wait,
+                             launch_event marking) {
   auto& cuda = static_cast<cuda_kernel&>(kernel);
   const cuda_geometry geometry = launch_geometry(shape, limits_, context_->name);
   if (cuda.params_known && args.size() != cuda.params.size()) {
@@ -246,7 +248,7 @@ event_ptr cuda_queue::launch(backend_kernel& kernel, const launch_shape& shape,
     }
   }
   const cuda_driver& driver = context_->driver();
-  return enqueue(wait, {}, [&](CUstream stream) {
+  auto enqueue_kernel = [&](CUstream stream) {
     if (geometry.empty) return;
     cuda.allow_shared_bytes(shape.shared_bytes);
     const CUresult result = driver.cuLaunchKernel(
@@ -255,7 +257,23 @@ event_ptr cuda_queue::launch(backend_kernel& kernel, const launch_shape& shape,
         values.data(), nullptr);
     if (result != CUDA_SUCCESS)
       context_->fail(result, "cuLaunchKernel", " (kernel '" + cuda.name + "')");
-  });
+  };
+  if (marking == launch_event::own) return enqueue(wait, {}, enqueue_kernel);
+  context_->make_current();
+  wait_for(wait);
+  enqueue_kernel(stream_->handle);
+  unmarked_device_work_ = true;
+  return nullptr;
+}
+
+event_ptr cuda_queue::mark() {
+  try {
+    return enqueue({}, {}, [](CUstream) {});
+  } catch (...) {
+    // What the marker was to cover may still use its memory.
+    context_->driver().cuStreamSynchronize(stream_->handle);
+    throw;
+  }
 }
 
 }  // namespace troupe::detail

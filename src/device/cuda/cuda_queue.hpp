@@ -27,12 +27,14 @@ class cuda_queue final : public backend_queue {
   event_ptr copy(backend_memory& src, std::size_t src_offset, backend_memory& dst,
                  std::size_t dst_offset, std::size_t bytes, wait_list wait) override;
   event_ptr launch(backend_kernel& kernel, const launch_shape& shape,
-                   std::span<const kernel_argument> args, wait_list wait) override;
+                   std::span<const kernel_argument> args, wait_list wait,
+                   launch_event marking) override;
+  event_ptr mark() override;
 
-  /// Every command goes through here: the stream waits for `wait`, `commands(stream)` enqueues
-  /// the work, and an event recorded after it is returned. `staged` rides on the event until the
-  /// work is done. A command that is not a copy from the host, or that waits on another stream,
-  /// is remembered (see pageable_ok).
+  /// Every command but a launch without an event goes through here: the stream waits for `wait`,
+  /// `commands(stream)` enqueues the work, and an event recorded after it is returned. `staged`
+  /// rides on the event until the work is done. A command that is not a copy from the host, or that
+  /// waits on another stream, is remembered (see pageable_ok).
   template <class Commands>
   event_ptr enqueue(wait_list wait, staged_transfer staged, Commands&& commands,
                     bool from_host = false) {
@@ -42,7 +44,11 @@ class cuda_queue final : public backend_queue {
     std::forward<Commands>(commands)(stream_->handle);
     event->record();
     // A copy that waits on another stream is device work too: what follows queues behind it.
-    if (!from_host || !wait.empty()) last_device_work_ = event;
+    // An event after device work without one of its own ends no sooner than that work.
+    if (!from_host || !wait.empty() || unmarked_device_work_) {
+      last_device_work_ = event;
+      unmarked_device_work_ = false;
+    }
     return event;
   }
 
@@ -70,6 +76,7 @@ class cuda_queue final : public backend_queue {
   std::shared_ptr<cuda_stream> stream_;
   cuda_limits limits_;
   intrusive_ptr<cuda_event> last_device_work_;  ///< the last command not a copy from the host
+  bool unmarked_device_work_ = false;           ///< a launch without an event came after it
 };
 
 }  // namespace troupe::detail

@@ -387,7 +387,8 @@ class opencl_queue final : public backend_queue {
   }
 
   event_ptr launch(backend_kernel& kernel, const launch_shape& shape,
-                   std::span<const kernel_argument> args, wait_list wait) override {
+                   std::span<const kernel_argument> args, wait_list wait,
+                   launch_event marking) override {
     if (shape.shared_bytes != 0)
       throw error(errc::invalid_argument,
                   "launch of kernel '" + kernel.name + "' on OpenCL device '" + context_->name +
@@ -424,11 +425,31 @@ class opencl_queue final : public backend_queue {
     }
     bool has_offset = shape.offset[0] + shape.offset[1] + shape.offset[2] != 0;
     bool has_local = shape.local[0] != 0;
-    return enqueue("clEnqueueNDRangeKernel", wait, [&](cl_uint n, const cl_event* w, cl_event* e) {
+    auto enqueue_kernel = [&](cl_uint n, const cl_event* w, cl_event* e) {
       return clEnqueueNDRangeKernel(queue_, handle, shape.dimensions,
                                     has_offset ? shape.offset.data() : nullptr, shape.global.data(),
                                     has_local ? shape.local.data() : nullptr, n, w, e);
-    });
+    };
+    if (marking == launch_event::own)
+      return enqueue("clEnqueueNDRangeKernel", wait, enqueue_kernel);
+    const std::vector<cl_event> events = handles(wait);
+    check_opencl(enqueue_kernel(static_cast<cl_uint>(events.size()),
+                                events.empty() ? nullptr : events.data(), nullptr),
+                 "clEnqueueNDRangeKernel", context_->name);
+    clFlush(queue_);
+    return nullptr;
+  }
+
+  event_ptr mark() override {
+    try {
+      return enqueue("clEnqueueMarkerWithWaitList", {},
+                     [&](cl_uint n, const cl_event* w, cl_event* e) {
+                       return clEnqueueMarkerWithWaitList(queue_, n, w, e);
+                     });
+    } catch (...) {
+      clFinish(queue_);  // what the marker was to cover may still use its memory
+      throw;
+    }
   }
 
  private:

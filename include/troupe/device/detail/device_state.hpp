@@ -8,6 +8,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <vector>
 
 #include "troupe/async/detail/intrusive_ptr.hpp"
 #include "troupe/async/executor.hpp"
@@ -22,11 +23,13 @@ class program;
 namespace troupe::detail {
 
 class backend_device;
+class backend_event;
 class backend_host_memory;
 class backend_kernel;
 class backend_memory;
 class backend_program;
 class backend_queue;
+class completion_queue;
 class device_manager;
 class queue_state;
 
@@ -73,6 +76,11 @@ class device_state final : public ref_counted {
 
 /// An in-order queue: commands are issued in the order they were submitted. A command whose
 /// host-side dependencies are not ready yet waits in `deferred_`, and so do all after it.
+///
+/// A launch that nobody waits for yet is issued without an event of its own: the next command
+/// issued with one, or a marker (cover()), tells when it has ended, since the queue runs in
+/// order. It is covered as soon as someone waits for it, and at the latest
+/// completion_queue::cover_delay after it was issued.
 class queue_state final : public ref_counted {
  public:
   /// `keep_device`: false for the device's own default queue, which must not keep its owner
@@ -95,7 +103,24 @@ class queue_state final : public ref_counted {
   /// a command enqueued there next runs right after it, without waiting on an event. Else null.
   static intrusive_ptr<queue_state> ending_with(const state_base& result);
 
+  /// Enqueues a marker after the launches issued without an event and hands it to the
+  /// completion queue, which completes them when it has ended. Nothing when there are none.
+  void cover() noexcept;
+  /// The same, once the actor system is going (the device is closed): from `completions` itself.
+  void cover(completion_queue& completions) noexcept;
+
  private:
+  struct covered;
+  /// Most launches left without an event at a time: the next one gets an event, so that the
+  /// memory they hold is given back in bounded batches even when a queue never pauses.
+  static constexpr std::size_t most_uncovered = 32;
+
+  /// Returns the launches that failed to be covered, to be settled after the lock.
+  std::vector<intrusive_ptr<pending>> cover_locked(completion_queue& completions) noexcept;
+  /// Hands the launches without an event to `completions`, to end with `event`.
+  void hand_over_uncovered(intrusive_ptr<backend_event> event,
+                           completion_queue& completions) noexcept;
+
   /// Issues `op` under mutex_; a command that ends there (fails, or has nothing to do) is only
   /// marked, and settled by the caller after the lock: its future's continuations may submit.
   void issue(pending& op) noexcept;
@@ -107,6 +132,7 @@ class queue_state final : public ref_counted {
   std::unique_ptr<backend_queue> backend_;
   std::mutex mutex_;
   std::deque<intrusive_ptr<pending>> deferred_;
+  std::vector<intrusive_ptr<pending>> uncovered_;  ///< issued without an event, oldest first
   std::atomic<const void*> last_issued_{nullptr};  ///< the marker of the last issued command
 };
 
