@@ -131,8 +131,8 @@ std::string tag_name() {
 /// them.
 struct request_memory {
   device_queue queue;
-  /// A host input, kept until the kernel has run. A val output of the same type may take its
-  /// storage: the output's read comes after the input's write on the in-order queue. A fresh
+  /// A host input, kept until it is written to the device. A val output of the same type may take
+  /// its storage: the output's read comes after the input's write on the in-order queue. A fresh
   /// vector would be allocated and zeroed first, which costs as much as the copy itself (a 4 MB
   /// memset for a 1000 x 1000 result).
   struct host_input {
@@ -317,14 +317,16 @@ class kernel_actor final : public kernel_actor_base {
       }
       throw;
     }
-    // The host inputs stay until the kernel has run; a throughput-balancing actor (kept alive
-    // by its handle) learns how long the request took.
+    // The host inputs stay until their writes are done: the last one, on the in-order queue,
+    // ends after the others. (Waiting for the launch instead would give it an event it does not
+    // need otherwise.) A throughput-balancing actor (kept alive by its handle) learns how long
+    // the request took.
     if (measures_speed()) {
       done.then(inline_execution,
                 [memory, slot = &slot, actor = self(), items, started,
                  this](const shared_future<void>&) { record(*slot, items, started); });
-    } else if (!memory->inputs.empty()) {
-      done.then(inline_execution, [memory](const shared_future<void>&) {});
+    } else if (!memory->writes.empty()) {
+      memory->writes.back().then(inline_execution, [memory](const shared_future<void>&) {});
     }
 
     auto results = [&]<std::size_t... Ps>(std::index_sequence<Ps...>) {
