@@ -67,6 +67,7 @@ class completion_queue {
   std::atomic<bool> has_incoming_{false};  // lets the idle thread spin without the lock
   std::size_t signalled_ = 0;              // callback mode: driver callbacks not yet handled
   std::deque<to_cover> to_cover_;          // oldest first
+  bool sleeps_untimed_ = false;            // the thread waits for news only, not for a cover
   /// to_cover_'s first due time, in steady_clock ticks (max when empty): lets a polling pass
   /// skip the lock.
   std::atomic<std::chrono::steady_clock::rep> next_due_{
