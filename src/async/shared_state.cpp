@@ -158,8 +158,8 @@ bool wait_with(state_base& state, std::chrono::steady_clock::time_point deadline
 }  // namespace
 
 void state_base::wait() const {
-  if (origin_) origin_->awaited();
   if (is_ready()) return;
+  if (origin_) origin_->awaited();
   if (this_thread_wait_helper() == nullptr) {
     // A thread outside the scheduler spins briefly before it sleeps: results that arrive within
     // microseconds (a short device command, a local request) then cost no wake-up.
@@ -173,8 +173,8 @@ void state_base::wait() const {
 }
 
 bool state_base::wait_until(std::chrono::steady_clock::time_point deadline) const {
-  if (origin_) origin_->awaited();
   if (is_ready()) return true;
+  if (origin_) origin_->awaited();
   return wait_with(const_cast<state_base&>(*this), deadline, true);
 }
 

@@ -44,7 +44,6 @@ class command_marker final : public state_origin {
   queue_state* queue() const noexcept { return queue_.get(); }
 
   void awaited() noexcept override {
-    queue_->note_wait();
     if (event() != nullptr) return;
     // With start_issue(), in this order on both sides: either the queue sees the wish and
     // gives the launch an event, or this sees the issue and covers it (under the queue's lock,
@@ -312,12 +311,8 @@ void queue_state::issue(pending& op) noexcept {
     for (auto& e : op.device_waits) waits.push_back(e.get());
 
     op.marker->start_issue();
-    const bool launch = op.cmd.what == command::kind::launch;
-    // A launch after a wait on this queue (a request answered and waited for, say) will likely
-    // be waited for at once too: a marker enqueued then would come late.
-    const bool after_wait = launch && waited_on_.exchange(false, std::memory_order_relaxed);
-    const bool own_event =
-        !launch || after_wait || op.marker->wanted() || uncovered_.size() + 1 >= most_uncovered;
+    const bool own_event = op.cmd.what != command::kind::launch || op.marker->wanted() ||
+                           uncovered_.size() + 1 >= most_uncovered;
     event_ptr event = issue_command(*device_, *backend_, op.cmd, waits,
                                     own_event ? launch_event::own : launch_event::none);
     if (!event && own_event) {  // nothing to do on the device (an empty range)

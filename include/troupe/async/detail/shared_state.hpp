@@ -68,10 +68,9 @@ continuation* make_continuation(intrusive_ptr<executor> target, F&& f) {
 /// What produces a state's result, where a consumer can use that (see state_base::origin).
 class state_origin : public ref_counted {
  public:
-  /// Called when someone waits for the state or takes its result (a continuation, a blocking
-  /// wait, a get()), ready or not. A producer that learns of its end only on demand (a device
-  /// command issued without an event of its own) arranges to learn of it now, and may guess
-  /// from it whether its next result will be waited for too.
+  /// Called when someone starts to wait for the state (a continuation, a blocking wait) before
+  /// it is ready. A producer that learns of its end only on demand (a device command issued
+  /// without an event of its own) arranges to learn of it now.
   virtual void awaited() noexcept {}
 };
 
@@ -99,7 +98,7 @@ class state_base : public ref_counted {
 
   /// Fires `c` when this state becomes ready; at once if it already is.
   void attach(continuation* c) noexcept {
-    if (origin_) origin_->awaited();
+    if (origin_ && !is_ready()) origin_->awaited();
     if (!try_push(c)) c->fire();
   }
 

@@ -80,9 +80,7 @@ class device_state final : public ref_counted {
 /// A launch that nobody waits for yet is issued without an event of its own: the next command
 /// issued with one, or a marker (cover()), tells when it has ended, since the queue runs in
 /// order. It is covered as soon as someone waits for it, and at the latest
-/// completion_queue::cover_delay after it was issued. A launch right after someone waited on
-/// this queue gets its own event: requests answered and waited for one by one pay no marker,
-/// while a pipeline's later stages, which follow one another on one queue, need none.
+/// completion_queue::cover_delay after it was issued.
 class queue_state final : public ref_counted {
  public:
   /// `keep_device`: false for the device's own default queue, which must not keep its owner
@@ -104,10 +102,6 @@ class queue_state final : public ref_counted {
   /// The queue whose last issued command produces `result`, if that command is still running:
   /// a command enqueued there next runs right after it, without waiting on an event. Else null.
   static intrusive_ptr<queue_state> ending_with(const state_base& result);
-
-  /// Someone waited for, or took the result of, a command of this queue: the next launch gets
-  /// an event of its own.
-  void note_wait() noexcept { waited_on_.store(true, std::memory_order_relaxed); }
 
   /// Enqueues a marker after the launches issued without an event and hands it to the
   /// completion queue, which completes them when it has ended. Nothing when there are none.
@@ -140,7 +134,6 @@ class queue_state final : public ref_counted {
   std::deque<intrusive_ptr<pending>> deferred_;
   std::vector<intrusive_ptr<pending>> uncovered_;  ///< issued without an event, oldest first
   std::atomic<const void*> last_issued_{nullptr};  ///< the marker of the last issued command
-  std::atomic<bool> waited_on_{false};             ///< see note_wait()
 };
 
 /// Memory of one buffer.
