@@ -425,19 +425,14 @@ class opencl_queue final : public backend_queue {
     }
     bool has_offset = shape.offset[0] + shape.offset[1] + shape.offset[2] != 0;
     bool has_local = shape.local[0] != 0;
-    auto enqueue_kernel = [&](cl_uint n, const cl_event* w, cl_event* e) {
-      return clEnqueueNDRangeKernel(queue_, handle, shape.dimensions,
-                                    has_offset ? shape.offset.data() : nullptr, shape.global.data(),
-                                    has_local ? shape.local.data() : nullptr, n, w, e);
-    };
-    if (marking == launch_event::own)
-      return enqueue("clEnqueueNDRangeKernel", wait, enqueue_kernel);
-    const std::vector<cl_event> events = handles(wait);
-    check_opencl(enqueue_kernel(static_cast<cl_uint>(events.size()),
-                                events.empty() ? nullptr : events.data(), nullptr),
-                 "clEnqueueNDRangeKernel", context_->name);
-    clFlush(queue_);
-    return nullptr;
+    return enqueue(
+        "clEnqueueNDRangeKernel", wait,
+        [&](cl_uint n, const cl_event* w, cl_event* e) {
+          return clEnqueueNDRangeKernel(
+              queue_, handle, shape.dimensions, has_offset ? shape.offset.data() : nullptr,
+              shape.global.data(), has_local ? shape.local.data() : nullptr, n, w, e);
+        },
+        {}, marking);
   }
 
   event_ptr mark() override {
@@ -472,15 +467,19 @@ class opencl_queue final : public backend_queue {
     return events;
   }
 
+  /// `op(count, wait_events, event)` enqueues one command; its event is returned, or none with
+  /// launch_event::none.
   template <class Enqueue>
-  event_ptr enqueue(const char* call, wait_list wait, Enqueue&& op,
-                    opencl_staged_copy staged = {}) {
+  event_ptr enqueue(const char* call, wait_list wait, Enqueue&& op, opencl_staged_copy staged = {},
+                    launch_event marking = launch_event::own) {
     const std::vector<cl_event> events = handles(wait);
     cl_event done = nullptr;
-    check_opencl(
-        op(static_cast<cl_uint>(events.size()), events.empty() ? nullptr : events.data(), &done),
-        call, context_->name);
-    event_ptr result{new opencl_event(done, context_, std::move(staged)), adopt_ref};
+    check_opencl(op(static_cast<cl_uint>(events.size()), events.empty() ? nullptr : events.data(),
+                    marking == launch_event::own ? &done : nullptr),
+                 call, context_->name);
+    event_ptr result;
+    if (done != nullptr)
+      result = event_ptr{new opencl_event(done, context_, std::move(staged)), adopt_ref};
     clFlush(queue_);
     return result;
   }
