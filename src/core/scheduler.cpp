@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <random>
 
+#include "troupe/core/detail/thread_name.hpp"
+
 namespace troupe::detail {
 
 class scheduler::worker final : public wait_helper {
@@ -11,6 +13,7 @@ class scheduler::worker final : public wait_helper {
 
   void start() {
     thread_ = std::thread{[this] { loop(); }};
+    name_thread(thread_, "troupe-worker");
   }
 
   void join() {

@@ -1,8 +1,12 @@
 #include "troupe/core/detail/timer_service.hpp"
 
+#include "troupe/core/detail/thread_name.hpp"
+
 namespace troupe::detail {
 
-timer_service::timer_service() : thread_([this] { loop(); }) {}
+timer_service::timer_service() : thread_([this] { loop(); }) {
+  name_thread(thread_, "troupe-timer");
+}
 
 timer_service::~timer_service() {
   stop();

@@ -2,9 +2,13 @@
 
 #include <chrono>
 
+#include "troupe/core/detail/thread_name.hpp"
+
 namespace troupe::detail {
 
-completion_queue::completion_queue(mode m) : mode_(m), thread_([this] { run(); }) {}
+completion_queue::completion_queue(mode m) : mode_(m), thread_([this] { run(); }) {
+  name_thread(thread_, "troupe-complete");
+}
 
 completion_queue::~completion_queue() {
   stop();

@@ -1,5 +1,6 @@
 #include "device_manager.hpp"
 
+#include "troupe/core/detail/thread_name.hpp"
 #include "troupe/device/device.hpp"
 
 namespace troupe::detail {
@@ -21,6 +22,7 @@ device_manager::device_manager(actor_system& system)
     : completions_(mode_of(system.settings())),
       cache_(kernel_cache::directory_for(system.settings().kernel_cache)),
       compiler_([this] { run_compiler(); }) {
+  name_thread(compiler_, "troupe-compiler");
   intrusive_ptr<executor> results{&system.default_executor()};
   auto adopt = [&](backend b, backend_discovery found) {
     if (!found.unavailable_reason.empty()) unavailable_.push_back({b, found.unavailable_reason});

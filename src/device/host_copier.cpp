@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "troupe/core/detail/thread_name.hpp"
+
 namespace troupe::detail {
 
 namespace {
@@ -35,7 +37,10 @@ void host_copier::start_helpers() {
   // Under mutex_.
   if (!threads_.empty() || helpers_ == 0) return;
   try {
-    for (unsigned i = 0; i < helpers_; ++i) threads_.emplace_back([this] { run_helper(); });
+    for (unsigned i = 0; i < helpers_; ++i) {
+      threads_.emplace_back([this] { run_helper(); });
+      name_thread(threads_.back(), "troupe-copier");
+    }
   } catch (...) {  // no threads to be had: copy alone
     helpers_ = static_cast<unsigned>(threads_.size());
   }

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "troupe/troupe.hpp"
@@ -70,5 +72,22 @@ TEST(config, the_system_uses_the_thread_count) {
   cfg.threads = 0;
   EXPECT_GE(cfg.resolved_threads(), 1u);
 }
+
+#if defined(__linux__)
+// Read back from /proc: what top -H and perf show.
+TEST(config, the_workers_are_named) {
+  troupe::config cfg;
+  cfg.threads = 3;
+  troupe::actor_system sys{cfg};
+  std::size_t workers = 0;
+  for (const auto& task : std::filesystem::directory_iterator{"/proc/self/task"}) {
+    std::ifstream comm{task.path() / "comm"};
+    std::string name;
+    std::getline(comm, name);
+    workers += name == "troupe-worker";
+  }
+  EXPECT_EQ(workers, 3u);
+}
+#endif
 
 }  // namespace
