@@ -208,15 +208,14 @@ future<void> submit_launch(detail::queue_state* queue, const program& prog, std:
         error(errc::no_state, "launch of kernel '" + name + "': the queue handle is empty"));
   detail::command cmd;
   cmd.what = detail::command::kind::launch;
-  cmd.caller = "launch of kernel '" + name + "'";
+  cmd.kernel = std::move(name);
   try {
     cmd.shape = detail::make_launch_shape(shape);
   } catch (const error& e) {
     return make_exceptional_future<void>(error(
-        e.code(), cmd.caller + " on device '" + queue->device().info().name + "': " + e.what()));
+        e.code(), cmd.who() + " on device '" + queue->device().info().name + "': " + e.what()));
   }
   cmd.program = prog.state();
-  cmd.kernel = std::move(name);
   cmd.arguments = std::move(args);
   return detail::submit_void(*queue, std::move(cmd), deps);
 }

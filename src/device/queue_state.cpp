@@ -120,8 +120,8 @@ queue_state::~queue_state() = default;
 void queue_state::submit(command cmd, dependency_list deps, intrusive_ptr<command_result> result) {
   if (deps.has_invalid)
     return result->fail(make_error(
-        errc::no_state, cmd.caller + ": after() got a future without a state (moved from, or "
-                                     "consumed by get() or then())"));
+        errc::no_state, cmd.who() + ": after() got a future without a state (moved from, or "
+                                    "consumed by get() or then())"));
   intrusive_ptr<pending> op{new pending, adopt_ref};
   op->cmd = std::move(cmd);
   op->result = std::move(result);
@@ -304,7 +304,7 @@ void queue_state::issue(pending& op) noexcept {
     auto open = device_->hold_open();
     auto* manager = device_->manager();
     if (manager == nullptr || !backend_)
-      throw error(errc::system_gone, op.cmd.caller + ": device '" + device_->info().name +
+      throw error(errc::system_gone, op.cmd.who() + ": device '" + device_->info().name +
                                          "' belongs to an actor system that is gone");
     std::vector<backend_event*> waits;
     waits.reserve(op.device_waits.size());

@@ -232,6 +232,10 @@ TEST_P(launch_test, order_after_waits_for_a_command_without_taking_its_error) {
   dependencies empty;
   empty.order_after(shared_future<void>{});
   EXPECT_NE(failed_with(q2.fill(flag, 5, empty)).find("without a state"), std::string::npos);
+  auto p = compile_test_kernels();
+  EXPECT_NE(failed_with(q2.launch(p, "increment", nd_range{{1}}, empty, flag, 1u))
+                .find("launch of kernel 'increment': after() got a future without a state"),
+            std::string::npos);
 }
 
 TEST_P(launch_test, every_dependency_is_awaited_not_just_the_first) {

@@ -47,7 +47,8 @@ struct launch_argument {
 struct command {
   enum class kind : std::uint8_t { write, read, fill, copy, launch };
   kind what = kind::write;
-  /// For messages: the public call ("buffer<float>::read").
+  /// For messages: the public call ("buffer<float>::read"); empty for a launch, which who()
+  /// describes, so that a launch does not build a string it needs only for an error.
   std::string caller;
 
   // write, read, fill: `buffer`; copy: from `buffer` to `target`. Offsets and sizes in bytes.
@@ -69,6 +70,11 @@ struct command {
   std::string kernel;
   launch_shape shape;
   std::vector<launch_argument> arguments;
+
+  /// For messages: what the command is ("buffer<float>::read", "launch of kernel 'k'").
+  std::string who() const {
+    return what == kind::launch ? "launch of kernel '" + kernel + "'" : caller;
+  }
 };
 
 /// Receives the end of a command: satisfies the future the caller holds.
