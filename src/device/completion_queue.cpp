@@ -1,5 +1,6 @@
 #include "completion_queue.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "troupe/core/detail/thread_name.hpp"
@@ -47,6 +48,15 @@ void completion_queue::cover_later(intrusive_ptr<queue_state> queue) {
   // Otherwise the thread is awake, naps at most 50 us, or sleeps until an earlier cover is due:
   // it sees the new one by itself, and the launching thread saves a wake-up's system call.
   if (wake) wake_.notify_one();
+}
+
+void completion_queue::cover_at(std::vector<to_cover> later) {
+  for (auto& cover : later) {
+    auto after = std::upper_bound(to_cover_.begin(), to_cover_.end(), cover.due,
+                                  [](auto due, const to_cover& c) { return due < c.due; });
+    to_cover_.insert(after, std::move(cover));
+  }
+  next_due_.store(to_cover_.front().due.time_since_epoch().count(), std::memory_order_relaxed);
 }
 
 std::vector<intrusive_ptr<queue_state>> completion_queue::take_due(
@@ -107,6 +117,7 @@ void completion_queue::run() {
                               !has_incoming_.load(std::memory_order_acquire) &&
                               !cover_due(steady_clock::now());
     std::vector<intrusive_ptr<queue_state>> due;
+    bool stopping = false;
     if (!polling_only) {
       std::unique_lock lock{mutex_};
       // Sleeps until there is news, or the first cover is due (cover_later() may bring one).
@@ -135,10 +146,24 @@ void completion_queue::run() {
       incoming_.clear();
       has_incoming_.store(false, std::memory_order_relaxed);
       due = take_due(steady_clock::now());
+      stopping = stopping_;
     }
     // Outside the lock: covering enqueues a marker and watches it, which takes the lock. The
-    // markers are seen on the next pass.
-    for (auto& queue : due) queue->cover(*this);
+    // markers are seen on the next pass. A queue still busy is looked at again later.
+    if (!due.empty()) {
+      std::vector<to_cover> later;
+      const auto now = steady_clock::now();
+      for (auto& queue : due) {
+        if (stopping)
+          queue->cover(*this);
+        else if (auto again = queue->cover_when_quiet(*this, now))
+          later.push_back({std::move(queue), *again});
+      }
+      if (!later.empty()) {
+        std::lock_guard guard{mutex_};
+        cover_at(std::move(later));
+      }
+    }
     // Finish in submission order, so that a queue's futures become ready in its order. Every
     // event is asked on each pass: asking only each queue's oldest was measured slower on an
     // H200 for small transfers (2-8 MiB partitions, both backends).

@@ -30,7 +30,8 @@ class completion_queue {
   void watch(event_ptr event, intrusive_ptr<command_result> result);
 
   /// `queue` has just issued a launch without an event of its own (see queue_state): covers
-  /// it cover_delay from now, unless someone waited for it first. stop() covers at once.
+  /// it cover_delay from now, or once the queue has been quiet that long, unless someone waited
+  /// for it first. stop() covers at once.
   void cover_later(intrusive_ptr<queue_state> queue);
   /// Long enough for a pipeline's next stages to follow on the same queue (an empty stage took
   /// 8-15 us on an H200), short enough that memory nobody waits for goes back soon.
@@ -57,6 +58,8 @@ class completion_queue {
   /// Takes the queues whose cover is due (all of them once stopping) out of to_cover_; under
   /// mutex_.
   std::vector<intrusive_ptr<queue_state>> take_due(std::chrono::steady_clock::time_point now);
+  /// Puts covers back into to_cover_, in order of their due times; under mutex_.
+  void cover_at(std::vector<to_cover> later);
   /// Finishes `e` if its command is done; true when it was.
   static bool try_finish(entry& e) noexcept;
 

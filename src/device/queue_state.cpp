@@ -251,6 +251,21 @@ void queue_state::cover(completion_queue& completions) noexcept {
   for (auto& op : failed) op->settle();
 }
 
+std::optional<std::chrono::steady_clock::time_point> queue_state::cover_when_quiet(
+    completion_queue& completions, std::chrono::steady_clock::time_point now) noexcept {
+  std::vector<intrusive_ptr<pending>> failed;
+  {
+    std::unique_lock lock{mutex_, std::try_to_lock};
+    if (!lock) return now + completion_queue::cover_delay;
+    if (uncovered_.empty()) return std::nullopt;
+    const auto quiet_from = last_uncovered_ + completion_queue::cover_delay;
+    if (quiet_from > now) return quiet_from;
+    failed = cover_locked(completions);
+  }
+  for (auto& op : failed) op->settle();
+  return std::nullopt;
+}
+
 std::vector<intrusive_ptr<queue_state::pending>> queue_state::cover_locked(
     completion_queue& completions) noexcept {
   event_ptr marker;
@@ -324,6 +339,7 @@ void queue_state::issue(pending& op) noexcept {
     if (!event) {
       if (uncovered_.empty()) manager->completions().cover_later(intrusive_ptr<queue_state>{this});
       uncovered_.emplace_back(&op);
+      last_uncovered_ = std::chrono::steady_clock::now();
       return;
     }
     op.marker->publish(event);

@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <numeric>
 #include <thread>
@@ -347,6 +349,32 @@ TEST_P(launch_test, a_launch_nobody_waits_for_ends_on_its_own) {
   ASSERT_TRUE(launched.is_ready());
   launched.get();
   EXPECT_EQ(buf.read().get(), std::vector<int>(n, 1));
+}
+
+TEST_P(launch_test, launches_on_a_queue_that_keeps_issuing_end_without_a_wait) {
+  // Issued closer together than the completion thread's cover delay, so that it finds the
+  // queue busy and looks again later; more than a queue leaves without an event at a time, so
+  // that the queue's own launches cover some. Only polled, never waited for.
+  const unsigned n = 128;
+  const int rounds = 80;
+  auto p = compile_test_kernels();
+  auto q = dev.make_queue();
+  auto buf = dev.allocate<int>(n);
+  q.fill(buf, 0).get();
+  std::vector<shared_future<void>> launches;
+  for (int round = 0; round < rounds; ++round) {
+    launches.push_back(q.launch(p, "increment", nd_range{{n}}, buf, n).share());
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  const auto all_ready = [&] {
+    return std::all_of(launches.begin(), launches.end(), [](auto& f) { return f.is_ready(); });
+  };
+  while (!all_ready() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(all_ready());
+  for (auto& launched : launches) EXPECT_NO_THROW(launched.get());
+  EXPECT_EQ(buf.read().get(), std::vector<int>(n, rounds));
 }
 
 TEST_P(launch_test, a_long_run_of_launches_ends_whichever_one_is_waited_for) {

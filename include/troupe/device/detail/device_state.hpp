@@ -1,11 +1,13 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <vector>
@@ -79,8 +81,8 @@ class device_state final : public ref_counted {
 ///
 /// A launch that nobody waits for yet is issued without an event of its own: the next command
 /// issued with one, or a marker (cover()), tells when it has ended, since the queue runs in
-/// order. It is covered as soon as someone waits for it, and at the latest
-/// completion_queue::cover_delay after it was issued.
+/// order. It is covered as soon as someone waits for it, by the queue's 32nd such launch in a
+/// row, and otherwise once the queue has issued none for completion_queue::cover_delay.
 class queue_state final : public ref_counted {
  public:
   /// `keep_device`: false for the device's own default queue, which must not keep its owner
@@ -108,6 +110,13 @@ class queue_state final : public ref_counted {
   void cover() noexcept;
   /// The same, once the actor system is going (the device is closed): from `completions` itself.
   void cover(completion_queue& completions) noexcept;
+  /// The same, when `completions` finds a cover due, unless the queue is busy: issuing right
+  /// now, or it issued a launch without an event less than cover_delay ago. Then it returns
+  /// when to look again. A marker enqueued between a pipeline's launches would contend with the
+  /// thread that issues them, for the queue's lock and the driver's; a queue that keeps issuing
+  /// is covered by its own launches (see most_uncovered).
+  std::optional<std::chrono::steady_clock::time_point> cover_when_quiet(
+      completion_queue& completions, std::chrono::steady_clock::time_point now) noexcept;
 
  private:
   struct covered;
@@ -132,8 +141,9 @@ class queue_state final : public ref_counted {
   std::unique_ptr<backend_queue> backend_;
   std::mutex mutex_;
   std::deque<intrusive_ptr<pending>> deferred_;
-  std::vector<intrusive_ptr<pending>> uncovered_;  ///< issued without an event, oldest first
-  std::atomic<const void*> last_issued_{nullptr};  ///< the marker of the last issued command
+  std::vector<intrusive_ptr<pending>> uncovered_;         ///< issued without an event, oldest first
+  std::chrono::steady_clock::time_point last_uncovered_;  ///< when the last of them was issued
+  std::atomic<const void*> last_issued_{nullptr};         ///< the marker of the last issued command
 };
 
 /// Memory of one buffer.
