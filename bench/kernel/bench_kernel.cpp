@@ -314,8 +314,9 @@ int main(int argc, char** argv) {
     std::vector<std::string> arguments = config.remaining_args;
     bool gpus_only = false;
     std::vector<std::string> mandelbrot_images;  // WxHxI; empty: the paper's four
-    std::vector<std::size_t> matmul_sizes;       // N; empty: the paper's five
-    std::string only_backend;                    // "opencl" or "cuda"; empty: both
+    split_selection mandelbrot_splits = parse_split_selection("");
+    std::vector<std::size_t> matmul_sizes;  // N; empty: the paper's five
+    std::string only_backend;               // "opencl" or "cuda"; empty: both
     for (std::size_t i = 0; i < arguments.size();) {
       if (arguments[i] == "--gpus-only") {
         gpus_only = true;
@@ -332,6 +333,10 @@ int main(int argc, char** argv) {
         mandelbrot_images.push_back(arguments[i + 1]);
         arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
                         arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+      } else if (arguments[i] == "--shares" && i + 1 < arguments.size()) {
+        mandelbrot_splits = parse_split_selection(arguments[i + 1]);
+        arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
+                        arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
       } else {
         ++i;
       }
@@ -344,7 +349,9 @@ int main(int argc, char** argv) {
                 << "  --backend B    only devices of backend B (opencl or cuda)\n"
                 << "  --matmul N     only this matrix size for matmul_request; repeatable\n"
                 << "  --mandelbrot WxHxI  only this image (width x height x iterations); "
-                   "repeatable\n";
+                   "repeatable\n"
+                << "  --shares LIST  only these Mandelbrot splits: offloaded percents (0, 10, "
+                   "..., 100) and 'auto', separated by commas\n";
       return 0;
     }
     config.threads = static_cast<std::size_t>(settings.threads);
@@ -360,7 +367,7 @@ int main(int argc, char** argv) {
     run_spawn(bench, system, targets);
     for (const auto& under_test : targets) {
       run_mandelbrot(bench, system, under_test.device, under_test.label(), under_test.gpu(),
-                     mandelbrot_images);
+                     mandelbrot_images, mandelbrot_splits);
       run_wah_build(bench, system, under_test.device, under_test.label(), under_test.gpu());
     }
     return bench.finish();

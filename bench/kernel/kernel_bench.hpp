@@ -2,6 +2,7 @@
 // driver API, side by side in one process (the evaluation of the CAF OpenCL actors paper).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -28,9 +29,19 @@ std::string check_product(const std::vector<float>& a, const std::vector<float>&
 
 /// The heterogeneous Mandelbrot: fixed shares offloaded to a kernel actor on `dev`, the rest on
 /// CPU actors, and the automatic split (mandelbrot.cpp).
+/// Which Mandelbrot splits to run: fixed shares by tens of percent offloaded, and the automatic
+/// one. The large image's may then be run in parts.
+struct split_selection {
+  std::array<bool, 11> percents{};  // 0 %, 10 %, ..., 100 %
+  bool automatic = false;
+};
+/// From "0,10,auto" (--shares); empty selects all. Throws usage_error naming a bad item.
+split_selection parse_split_selection(const std::string& list);
+
 /// `images` ("1920x1080x100") narrows the paper's four images; empty runs them all.
 void run_mandelbrot(device_bench& bench, troupe::actor_system& system, const troupe::device& dev,
-                    const device_label& label, bool gpu, const std::vector<std::string>& images);
+                    const device_label& label, bool gpu, const std::vector<std::string>& images,
+                    const split_selection& splits);
 
 /// The WAH index built by kernel actors on `dev` against the host (wah_build.cpp).
 void run_wah_build(device_bench& bench, troupe::actor_system& system, const troupe::device& dev,

@@ -2,6 +2,7 @@
 // between a kernel actor (the first rows) and CPU actors (the rest), at fixed shares of 0 to 100 %
 // offloaded, and at the share a balancer finds from the measured speed of both sides.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -226,8 +227,37 @@ class granular_split {
 
 }  // namespace
 
+split_selection parse_split_selection(const std::string& list) {
+  split_selection chosen;
+  if (list.empty()) {
+    chosen.percents.fill(true);
+    chosen.automatic = true;
+    return chosen;
+  }
+  std::size_t from = 0;
+  while (from <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', from), list.size());
+    const std::string item = list.substr(from, comma - from);
+    from = comma + 1;
+    if (item == "auto") {
+      chosen.automatic = true;
+      continue;
+    }
+    const bool digits =
+        !item.empty() && item.size() <= 3 &&
+        std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const int percent = digits ? std::stoi(item) : -1;
+    if (percent < 0 || percent > 100 || percent % 10 != 0)
+      throw usage_error("--shares: '" + item +
+                        "' is neither 'auto' nor a percent of 0, 10, ..., 100");
+    chosen.percents[static_cast<std::size_t>(percent / 10)] = true;
+  }
+  return chosen;
+}
+
 void run_mandelbrot(device_bench& bench, actor_system& system, const troupe::device& dev,
-                    const device_label& label, bool gpu, const std::vector<std::string>& only) {
+                    const device_label& label, bool gpu, const std::vector<std::string>& only,
+                    const split_selection& chosen) {
   if (!bench.selected("mandelbrot")) return;
   if (!gpu && !bench.quick()) {
     bench.skip("mandelbrot", label.name,
@@ -261,6 +291,7 @@ void run_mandelbrot(device_bench& bench, actor_system& system, const troupe::dev
                     .warmup = large ? 1 : 0};
     auto done = std::make_shared<rendering>();
     for (int percent = 0; percent <= 100; percent += 10) {
+      if (!chosen.percents[static_cast<std::size_t>(percent / 10)]) continue;
       device_variant fixed;
       fixed.name = "troupe-offload-" + std::to_string(percent);
       const auto device_rows = static_cast<u32>(std::size_t{img.height} * percent / 100);
@@ -281,8 +312,9 @@ void run_mandelbrot(device_bench& bench, actor_system& system, const troupe::dev
       split->learn(*done, height);
     };
     automatic.check = [paint, done] { return paint->check(*done); };
-    rows.variants.push_back(std::move(automatic));
+    if (chosen.automatic) rows.variants.push_back(std::move(automatic));
     auto measured = bench.compare(rows);
+    if (!chosen.automatic) continue;
 
     double best = 0;
     std::string best_name;
