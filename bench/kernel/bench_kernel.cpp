@@ -314,9 +314,9 @@ int main(int argc, char** argv) {
     std::vector<std::string> arguments = config.remaining_args;
     bool gpus_only = false;
     std::vector<std::string> mandelbrot_images;  // WxHxI; empty: the paper's four
-    split_selection mandelbrot_splits = parse_split_selection("");
-    std::vector<std::size_t> matmul_sizes;  // N; empty: the paper's five
-    std::string only_backend;               // "opencl" or "cuda"; empty: both
+    std::vector<std::size_t> matmul_sizes;       // N; empty: the paper's five
+    std::string only_backend;                    // "opencl" or "cuda"; empty: both
+    split_selection mandelbrot_splits = parse_split_selection("");  // all, unless --shares
     for (std::size_t i = 0; i < arguments.size();) {
       if (arguments[i] == "--gpus-only") {
         gpus_only = true;

@@ -27,8 +27,6 @@ std::vector<float> matrix(std::size_t n, unsigned seed);
 std::string check_product(const std::vector<float>& a, const std::vector<float>& b, const float* c,
                           std::size_t n);
 
-/// The heterogeneous Mandelbrot: fixed shares offloaded to a kernel actor on `dev`, the rest on
-/// CPU actors, and the automatic split (mandelbrot.cpp).
 /// Which Mandelbrot splits to run: fixed shares by tens of percent offloaded, and the automatic
 /// one. The large image's may then be run in parts.
 struct split_selection {
@@ -38,7 +36,9 @@ struct split_selection {
 /// From "0,10,auto" (--shares); empty selects all. Throws usage_error naming a bad item.
 split_selection parse_split_selection(const std::string& list);
 
-/// `images` ("1920x1080x100") narrows the paper's four images; empty runs them all.
+/// The heterogeneous Mandelbrot: fixed shares offloaded to a kernel actor on `dev`, the rest on
+/// CPU actors, and the automatic split (mandelbrot.cpp). `images` ("1920x1080x100") narrows the
+/// paper's four images; empty runs them all.
 void run_mandelbrot(device_bench& bench, troupe::actor_system& system, const troupe::device& dev,
                     const device_label& label, bool gpu, const std::vector<std::string>& images,
                     const split_selection& splits);
