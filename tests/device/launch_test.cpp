@@ -335,6 +335,16 @@ TEST_P(launch_test, queues_run_independently) {
 // A launch that nobody waits for yet is issued without an event of its own (queue_state); these
 // check that its future still ends, whoever waits for it and however late.
 
+/// Whether `ready()` holds within 30 s, asked every millisecond: a poll, never a wait on a
+/// future, which would give the launches a marker itself.
+template <class Ready>
+bool becomes_true_when_polled(Ready ready) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!ready() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return ready();
+}
+
 TEST_P(launch_test, a_launch_nobody_waits_for_ends_on_its_own) {
   const unsigned n = 256;
   auto p = compile_test_kernels();
@@ -343,10 +353,7 @@ TEST_P(launch_test, a_launch_nobody_waits_for_ends_on_its_own) {
   q.fill(buf, 0).get();
   auto launched = q.launch(p, "increment", nd_range{{n}}, buf, n);
   // Only polled, never waited for: it must become ready all the same.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!launched.is_ready() && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  ASSERT_TRUE(launched.is_ready());
+  ASSERT_TRUE(becomes_true_when_polled([&] { return launched.is_ready(); }));
   launched.get();
   EXPECT_EQ(buf.read().get(), std::vector<int>(n, 1));
 }
@@ -366,13 +373,9 @@ TEST_P(launch_test, launches_on_a_queue_that_keeps_issuing_end_without_a_wait) {
     launches.push_back(q.launch(p, "increment", nd_range{{n}}, buf, n).share());
     std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  const auto all_ready = [&] {
+  ASSERT_TRUE(becomes_true_when_polled([&] {
     return std::all_of(launches.begin(), launches.end(), [](auto& f) { return f.is_ready(); });
-  };
-  while (!all_ready() && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  ASSERT_TRUE(all_ready());
+  }));
   for (auto& launched : launches) EXPECT_NO_THROW(launched.get());
   EXPECT_EQ(buf.read().get(), std::vector<int>(n, rounds));
 }
