@@ -335,6 +335,20 @@ TEST_P(launch_test, queues_run_independently) {
 // A launch that nobody waits for yet is issued without an event of its own (queue_state); these
 // check that its future still ends, whoever waits for it and however late.
 
+/// What each of these starts from: the test kernels, a queue of its own and `n` ints set to
+/// `value`.
+struct fresh_queue {
+  program p;
+  device_queue q;
+  buffer<int> buf;
+};
+fresh_queue fresh_queue_with(const device& dev, program p, unsigned n, int value) {
+  auto q = dev.make_queue();
+  auto buf = dev.allocate<int>(n);
+  q.fill(buf, value).get();
+  return {std::move(p), std::move(q), std::move(buf)};
+}
+
 /// Whether `ready()` holds within 30 s, asked every millisecond: a poll, never a wait on a
 /// future, which would give the launches a marker itself.
 template <class Ready>
@@ -347,10 +361,7 @@ bool becomes_true_when_polled(Ready ready) {
 
 TEST_P(launch_test, a_launch_nobody_waits_for_ends_on_its_own) {
   const unsigned n = 256;
-  auto p = compile_test_kernels();
-  auto q = dev.make_queue();
-  auto buf = dev.allocate<int>(n);
-  q.fill(buf, 0).get();
+  auto [p, q, buf] = fresh_queue_with(dev, compile_test_kernels(), n, 0);
   auto launched = q.launch(p, "increment", nd_range{{n}}, buf, n);
   // Only polled, never waited for: it must become ready all the same.
   ASSERT_TRUE(becomes_true_when_polled([&] { return launched.is_ready(); }));
@@ -364,10 +375,7 @@ TEST_P(launch_test, launches_on_a_queue_that_keeps_issuing_end_without_a_wait) {
   // that the queue's own launches cover some. Only polled, never waited for.
   const unsigned n = 128;
   const int rounds = 80;
-  auto p = compile_test_kernels();
-  auto q = dev.make_queue();
-  auto buf = dev.allocate<int>(n);
-  q.fill(buf, 0).get();
+  auto [p, q, buf] = fresh_queue_with(dev, compile_test_kernels(), n, 0);
   std::vector<shared_future<void>> launches;
   for (int round = 0; round < rounds; ++round) {
     launches.push_back(q.launch(p, "increment", nd_range{{n}}, buf, n).share());
@@ -383,10 +391,7 @@ TEST_P(launch_test, launches_on_a_queue_that_keeps_issuing_end_without_a_wait) {
 TEST_P(launch_test, a_long_run_of_launches_ends_whichever_one_is_waited_for) {
   const unsigned n = 512;
   const int rounds = 100;  // more than a queue leaves without an event at a time
-  auto p = compile_test_kernels();
-  auto q = dev.make_queue();
-  auto buf = dev.allocate<int>(n);
-  q.fill(buf, 0).get();
+  auto [p, q, buf] = fresh_queue_with(dev, compile_test_kernels(), n, 0);
   std::vector<shared_future<void>> launches;
   for (int round = 0; round < rounds; ++round)
     launches.push_back(q.launch(p, "increment", nd_range{{n}}, buf, n).share());
@@ -398,10 +403,7 @@ TEST_P(launch_test, a_long_run_of_launches_ends_whichever_one_is_waited_for) {
 
 TEST_P(launch_test, a_continuation_on_a_launch_runs_without_a_blocking_wait) {
   const unsigned n = 64;
-  auto p = compile_test_kernels();
-  auto q = dev.make_queue();
-  auto buf = dev.allocate<int>(n);
-  q.fill(buf, 41).get();
+  auto [p, q, buf] = fresh_queue_with(dev, compile_test_kernels(), n, 41);
   auto answer =
       q.launch(p, "increment", nd_range{{n}}, buf, n).then([buf](future<void> launched) mutable {
         launched.get();
