@@ -139,8 +139,13 @@ class backend_queue {
   /// driver do so, but never blocks the calling thread until the device is done.
   virtual event_ptr write(backend_memory& dst, std::size_t offset, const void* src,
                           std::size_t bytes, bool pinned, wait_list wait) = 0;
+  /// `ready` (may be null): how far `dst` may be written yet. Only a read that goes through a
+  /// staging block (stages_reads_of) gets one; its copy out of the block follows the gate.
   virtual event_ptr read(backend_memory& src, std::size_t offset, void* dst, std::size_t bytes,
-                         bool pinned, wait_list wait) = 0;
+                         bool pinned, intrusive_ptr<destination_gate> ready, wait_list wait) = 0;
+  /// Whether a read of `bytes` into pageable memory goes through a staging block of the
+  /// backend's, rather than straight into its destination.
+  virtual bool stages_reads_of(std::size_t bytes) const noexcept = 0;
   /// Repeats the `pattern_size` bytes at `pattern` (1, 2, 4, 8 or 16 bytes) over `bytes` bytes.
   virtual event_ptr fill(backend_memory& dst, std::size_t offset, std::size_t bytes,
                          const void* pattern, std::size_t pattern_size, wait_list wait) = 0;
@@ -154,6 +159,16 @@ class backend_queue {
   /// else (an OpenCL marker; a CUDA event recorded on the stream).
   virtual event_ptr mark() = 0;
 };
+
+/// For a read given a destination_gate that would not be staged: written straight into, its
+/// destination would then be zeroed by its preparation. The frontend asks stages_reads_of first,
+/// so this marks a backend whose two answers disagree.
+[[noreturn]] inline void refuse_unstaged_gate(const std::string& device_name, std::size_t bytes) {
+  throw error(errc::device_error, "read of " + std::to_string(bytes) + " bytes on device '" +
+                                      device_name +
+                                      "': given a destination still being prepared, but not "
+                                      "staged (stages_reads_of disagrees with read)");
+}
 
 /// One device of a backend.
 class backend_device {

@@ -54,6 +54,20 @@ void host_copier::zero(void* destination, std::size_t bytes) {
   split(static_cast<std::byte*>(destination), nullptr, bytes);
 }
 
+void host_copier::copy_when_ready(void* destination, const void* source, std::size_t from,
+                                  std::size_t to, const destination_gate* ready) {
+  auto* to_bytes = static_cast<std::byte*>(destination);
+  const auto* from_bytes = static_cast<const std::byte*>(source);
+  if (ready == nullptr) return split(to_bytes + from, from_bytes + from, to - from);
+  for (std::size_t at = from; at < to;) {
+    // A piece at least, unless less is left: all that is ready when the preparation is ahead.
+    ready->wait_until_ready(std::min(to, at + destination_gate::piece));
+    const std::size_t end = std::min(to, ready->ready());
+    split(to_bytes + at, from_bytes + at, end - at);
+    at = end;
+  }
+}
+
 void host_copier::copy_or_zero(const part& p) {
   if (p.bytes == 0) return;  // memcpy and memset want valid pointers even then
   if (p.source != nullptr) {

@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "troupe/device/detail/command.hpp"
+
 namespace troupe::detail {
 
 /// The piece a staged copy of `bytes` moves at a time, so that the copy between pageable and
@@ -30,6 +32,10 @@ class host_copier {
   void copy(void* destination, const void* source, std::size_t bytes);
   /// memset to zero, split the same way: fresh memory is faulted in by several threads.
   void zero(void* destination, std::size_t bytes);
+  /// copy() of bytes [from, to) of `destination` and `source`, in pieces, each once `ready`
+  /// has opened it (null: all of it is open).
+  void copy_when_ready(void* destination, const void* source, std::size_t from, std::size_t to,
+                       const destination_gate* ready);
 
  private:
   struct part {

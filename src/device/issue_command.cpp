@@ -142,7 +142,8 @@ event_ptr issue_command(device_state& device, backend_queue& queue, command& cmd
     case command::kind::write:
       return queue.write(memory, cmd.offset, cmd.host_source, cmd.bytes, cmd.pinned, wait);
     case command::kind::read:
-      return queue.read(memory, cmd.offset, cmd.host_destination, cmd.bytes, cmd.pinned, wait);
+      return queue.read(memory, cmd.offset, cmd.host_destination, cmd.bytes, cmd.pinned,
+                        cmd.destination_ready, wait);
     case command::kind::fill:
       return queue.fill(memory, cmd.offset, cmd.bytes, cmd.pattern.data(), cmd.pattern_size, wait);
     case command::kind::copy:

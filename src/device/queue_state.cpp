@@ -117,6 +117,10 @@ queue_state::queue_state(device_state& device, bool keep_device,
 
 queue_state::~queue_state() = default;
 
+bool queue_state::stages_reads_of(std::size_t bytes) const noexcept {
+  return backend_->stages_reads_of(bytes);
+}
+
 void queue_state::submit(command cmd, dependency_list deps, intrusive_ptr<command_result> result) {
   if (deps.has_invalid)
     return result->fail(make_error(

@@ -1,13 +1,16 @@
-// The multi-threaded host copy that staged copies use, and its zeroing of fresh result memory
-// (internal, so tested directly).
+// The multi-threaded host copy that staged copies use, its zeroing of fresh result memory, and
+// the copy out of a staging block that follows a result's preparation (internal, so tested
+// directly).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <thread>
 #include <vector>
 
 #include "device/host_copier.hpp"
+#include "troupe/async/future.hpp"
 
 namespace troupe::detail {
 namespace {
@@ -76,6 +79,72 @@ TEST(host_copier, works_without_helpers) {
   std::vector<std::uint32_t> target(source.size());
   copier.copy(target.data(), source.data(), source.size() * sizeof(std::uint32_t));
   EXPECT_EQ(target, source);
+}
+
+TEST(host_copier, copies_only_what_its_gate_has_opened) {
+  host_copier copier{3};
+  const std::size_t count = (5u << 20) + 7u;  // two whole pieces and a short one
+  const std::size_t bytes = count * sizeof(std::uint32_t);
+  auto source = numbers(count, 23);
+  std::vector<std::uint32_t> target(count + 1, 0xdeadbeef);
+  destination_gate gate;
+  // From the second element on, so that a copy that does not start at 0 is checked too.
+  std::thread copying{[&] {
+    copier.copy_when_ready(target.data(), source.data(), sizeof(std::uint32_t), bytes, &gate);
+  }};
+  // The gate opens a quarter piece at a time; before each step, nothing beyond it was written.
+  int written_ahead = 0;
+  for (std::size_t open = 0; open < bytes;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (!std::all_of(target.begin() + static_cast<std::ptrdiff_t>(open / sizeof(std::uint32_t)),
+                     target.end(), [](auto x) { return x == 0xdeadbeef; }))
+      ++written_ahead;
+    open = std::min(bytes, open + destination_gate::piece / 4);
+    gate.open_up_to(open);
+  }
+  copying.join();
+  EXPECT_EQ(written_ahead, 0);
+  EXPECT_EQ(target.front(), 0xdeadbeefu);
+  EXPECT_EQ(target.back(), 0xdeadbeefu);
+  EXPECT_TRUE(std::equal(source.begin() + 1, source.end(), target.begin() + 1));
+}
+
+TEST(host_copier, a_copy_out_follows_a_result_prepared_beside_it) {
+  // As a large staged read: the submitting thread prepares the vector (zeroes it) while the
+  // completion thread copies the data in; no zero may land on copied data.
+  host_copier copier{3};
+  const std::size_t count = (5u << 20) + 7u;
+  auto source = numbers(count, 31);
+  intrusive_ptr<vector_result<std::uint32_t>> result{
+      new vector_result<std::uint32_t>({}, count, /*prepare_later=*/true), adopt_ref};
+  ASSERT_TRUE(result->gate());
+  EXPECT_EQ(result->gate()->ready(), 0u);
+  auto got = future_access::make<future<std::vector<std::uint32_t>>>(result->shared());
+  std::thread copying{[&] {
+    copier.copy_when_ready(result->data(), source.data(), 0, count * sizeof(std::uint32_t),
+                           result->gate().get());
+    result->complete();
+  }};
+  result->prepare();
+  copying.join();
+  EXPECT_TRUE(std::move(got).get() == source);
+}
+
+TEST(host_copier, results_ready_at_once_have_no_gate) {
+  // A small result is never left for later, even when asked; a large one only when asked.
+  const struct {
+    std::size_t count;
+    bool prepare_later;
+  } cases[] = {{1000, true}, {fresh_memory_threshold / sizeof(std::uint32_t) + 1, false}};
+  for (const auto& c : cases) {
+    intrusive_ptr<vector_result<std::uint32_t>> result{
+        new vector_result<std::uint32_t>({}, c.count, c.prepare_later), adopt_ref};
+    EXPECT_FALSE(result->gate()) << c.count;
+    result->prepare();  // nothing left to do
+    auto got = future_access::make<future<std::vector<std::uint32_t>>>(result->shared());
+    result->complete();
+    EXPECT_EQ(std::move(got).get(), std::vector<std::uint32_t>(c.count, 0)) << c.count;
+  }
 }
 
 }  // namespace

@@ -102,13 +102,15 @@ void cuda_event::copy_arrived_chunks() {
   const cuda_context& context = *pool_->context;
   auto& s = staged_;
   while (s.chunks_copied < s.chunk_events.size()) {
+    const std::size_t at = s.chunks_copied * s.chunk_bytes;
+    const std::size_t length = std::min(s.chunk_bytes, s.read_bytes - at);
+    // Never waits here: a destination still being prepared is caught up with in finish().
+    if (s.read_ready && s.read_ready->ready() < at + length) return;
     const CUresult result = context.driver().cuEventQuery(s.chunk_events[s.chunks_copied]);
     if (result == CUDA_ERROR_NOT_READY) return;
     if (result != CUDA_SUCCESS) context.fail(result, "cuEventQuery");
-    const std::size_t at = s.chunks_copied * s.chunk_bytes;
     s.pool->copy(static_cast<std::byte*>(s.read_destination) + at,
-                 static_cast<const std::byte*>(s.block.data) + at,
-                 std::min(s.chunk_bytes, s.read_bytes - at));
+                 static_cast<const std::byte*>(s.block.data) + at, length);
     ++s.chunks_copied;
   }
 }
@@ -145,9 +147,8 @@ void cuda_event::finish() {
     // What query() has not copied yet (all of it for an unchunked read).
     const std::size_t done =
         std::min(staged_.chunks_copied * staged_.chunk_bytes, staged_.read_bytes);
-    staged_.pool->copy(static_cast<std::byte*>(staged_.read_destination) + done,
-                       static_cast<const std::byte*>(staged_.block.data) + done,
-                       staged_.read_bytes - done);
+    staged_.pool->copy_when_ready(staged_.read_destination, staged_.block.data, done,
+                                  staged_.read_bytes, staged_.read_ready.get());
   }
   release_staging();
 }

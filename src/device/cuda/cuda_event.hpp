@@ -54,6 +54,7 @@ struct staged_transfer {
   staging_block block;
   void* read_destination = nullptr;
   std::size_t read_bytes = 0;
+  intrusive_ptr<destination_gate> read_ready{};  // how far read_destination may be written yet
   /// A large read arrives in chunks, each with its event, so that query() copies finished
   /// chunks out while later ones are still in flight.
   std::vector<CUevent> chunk_events;

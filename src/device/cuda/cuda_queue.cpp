@@ -103,10 +103,11 @@ event_ptr cuda_queue::write(backend_memory& dst, std::size_t offset, const void*
 }
 
 event_ptr cuda_queue::read(backend_memory& src, std::size_t offset, void* dst, std::size_t bytes,
-                           bool pinned, wait_list wait) {
+                           bool pinned, intrusive_ptr<destination_gate> ready, wait_list wait) {
   const cuda_driver& driver = context_->driver();
   const CUdeviceptr address = device_address(src) + offset;
   if (pinned || bytes == 0) {
+    if (ready) refuse_unstaged_gate(context_->name, bytes);
     return enqueue(wait, {}, [&](CUstream stream) {
       if (bytes == 0) return;
       context_->check(driver.cuMemcpyDtoHAsync(dst, address, bytes, stream), "cuMemcpyDtoHAsync");
@@ -117,6 +118,7 @@ event_ptr cuda_queue::read(backend_memory& src, std::size_t offset, void* dst, s
   staged_transfer staged = staged_through(staging_, staging_->take(bytes));
   staged.read_destination = dst;
   staged.read_bytes = bytes;
+  staged.read_ready = std::move(ready);
   const std::size_t chunk = staging_chunk(bytes);
   staged.chunk_bytes = chunk;
   const std::size_t chunks = (bytes + chunk - 1) / chunk;

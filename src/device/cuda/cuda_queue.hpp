@@ -21,7 +21,9 @@ class cuda_queue final : public backend_queue {
   event_ptr write(backend_memory& dst, std::size_t offset, const void* src, std::size_t bytes,
                   bool pinned, wait_list wait) override;
   event_ptr read(backend_memory& src, std::size_t offset, void* dst, std::size_t bytes, bool pinned,
-                 wait_list wait) override;
+                 intrusive_ptr<destination_gate> ready, wait_list wait) override;
+  /// Every read into pageable memory is staged.
+  bool stages_reads_of(std::size_t bytes) const noexcept override { return bytes != 0; }
   event_ptr fill(backend_memory& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                  std::size_t pattern_size, wait_list wait) override;
   event_ptr copy(backend_memory& src, std::size_t src_offset, backend_memory& dst,

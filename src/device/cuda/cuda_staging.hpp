@@ -40,6 +40,11 @@ class staging_pool {
   void copy(void* destination, const void* source, std::size_t bytes) {
     copier_.copy(destination, source, bytes);
   }
+  /// copy() of bytes [from, to), once `ready` has opened each piece (null: all is open).
+  void copy_when_ready(void* destination, const void* source, std::size_t from, std::size_t to,
+                       const destination_gate* ready) {
+    copier_.copy_when_ready(destination, source, from, to, ready);
+  }
 
  private:
   void release(void* data) const noexcept;

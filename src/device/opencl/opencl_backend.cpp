@@ -103,6 +103,7 @@ struct opencl_staged_copy {
   opencl_staging_block block;
   void* read_destination = nullptr;
   std::size_t read_bytes = 0;
+  intrusive_ptr<destination_gate> read_ready{};  // how far read_destination may be written yet
 };
 
 class opencl_event final : public backend_event {
@@ -136,7 +137,8 @@ class opencl_event final : public backend_event {
   void finish() override {
     if (!staged_.pool) return;
     if (staged_.read_destination != nullptr)
-      staged_.pool->copy(staged_.read_destination, staged_.block.data, staged_.read_bytes);
+      staged_.pool->copy_when_ready(staged_.read_destination, staged_.block.data,
+                                    staged_.read_bytes, staged_.read_ready.get());
     staged_.pool->give_back(staged_.block);
     staged_.pool.reset();
   }
@@ -349,10 +351,10 @@ class opencl_queue final : public backend_queue {
   }
 
   event_ptr read(backend_memory& src, std::size_t offset, void* dst, std::size_t bytes, bool pinned,
-                 wait_list wait) override {
+                 intrusive_ptr<destination_gate> ready, wait_list wait) override {
     if (!pinned && staged(bytes)) {
       // Into a pinned block; finish() copies it out once the device is done.
-      opencl_staged_copy staged{staging_, staging_->take(bytes), dst, bytes};
+      opencl_staged_copy staged{staging_, staging_->take(bytes), dst, bytes, std::move(ready)};
       try {
         return enqueue(
             "clEnqueueReadBuffer", wait,
@@ -366,10 +368,13 @@ class opencl_queue final : public backend_queue {
         throw;
       }
     }
+    if (ready) refuse_unstaged_gate(context_->name, bytes);
     return enqueue("clEnqueueReadBuffer", wait, [&](cl_uint n, const cl_event* w, cl_event* e) {
       return clEnqueueReadBuffer(queue_, mem(src), CL_FALSE, offset, bytes, dst, n, w, e);
     });
   }
+
+  bool stages_reads_of(std::size_t bytes) const noexcept override { return staged(bytes); }
 
   event_ptr fill(backend_memory& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                  std::size_t pattern_size, wait_list wait) override {

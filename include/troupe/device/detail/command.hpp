@@ -1,6 +1,8 @@
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -43,6 +45,32 @@ struct launch_argument {
   const char* type_name = "";
 };
 
+/// How much of a read's host destination may be written yet, counted in bytes from its start.
+/// A large vector is prepared (faulted in, then zeroed by its own resize, which only one thread
+/// can do) while the device copies into a staging block; the copy out of the block follows the
+/// preparation piece by piece instead of waiting for all of it.
+class destination_gate final : public ref_counted {
+ public:
+  /// The step in which the preparation opens the destination.
+  static constexpr std::size_t piece = std::size_t{8} << 20;
+
+  std::size_t ready() const noexcept { return ready_.load(std::memory_order_acquire); }
+  /// Blocks until at least `bytes` are ready. The preparing thread never waits for the device,
+  /// so this ends within its preparation's time.
+  void wait_until_ready(std::size_t bytes) const noexcept {
+    for (std::size_t now = ready(); now < bytes; now = ready())
+      ready_.wait(now, std::memory_order_acquire);
+  }
+  /// The first `bytes` are ready.
+  void open_up_to(std::size_t bytes) noexcept {
+    ready_.store(bytes, std::memory_order_release);
+    ready_.notify_all();
+  }
+
+ private:
+  std::atomic<std::size_t> ready_{0};
+};
+
 /// One device command as the public API describes it; the frontend checks and issues it.
 struct command {
   enum class kind : std::uint8_t { write, read, fill, copy, launch };
@@ -59,7 +87,9 @@ struct command {
   std::size_t bytes = 0;
   const void* host_source = nullptr;  // write
   void* host_destination = nullptr;   // read
-  bool pinned = false;                // the host memory is page-locked (a host_buffer)
+  /// read: how far host_destination may be written yet; null when all of it may.
+  intrusive_ptr<destination_gate> destination_ready;
+  bool pinned = false;  // the host memory is page-locked (a host_buffer)
   std::array<std::byte, 16> pattern{};
   std::size_t pattern_size = 0;
   /// Host memory that must live until the command completes (a host_buffer, a moved vector).
@@ -115,25 +145,54 @@ void prepare_fresh_memory(void* data, std::size_t bytes);
 template <class T>
 class vector_result final : public command_result {
  public:
-  vector_result(intrusive_ptr<executor> ex, std::size_t count)
-      : state_(new shared_state<std::vector<T>>(std::move(ex)), adopt_ref) {
-    // A large result is fresh memory: faulted in by several threads before the vector's own
-    // zeroing, which then runs at the speed of memset.
-    if (count * sizeof(T) >= fresh_memory_threshold) {
-      data_.reserve(count);
-      prepare_fresh_memory(data_.data(), count * sizeof(T));
+  /// `prepare_later`: the read copies through a staging block, so a large vector is only
+  /// reserved here, and prepare() readies it while the device copies (see destination_gate).
+  vector_result(intrusive_ptr<executor> ex, std::size_t count, bool prepare_later)
+      : state_(new shared_state<std::vector<T>>(std::move(ex)), adopt_ref), count_(count) {
+    if (count * sizeof(T) < fresh_memory_threshold) {
+      data_.resize(count);
+      return;
     }
-    data_.resize(count);
+    data_.reserve(count);
+    if (prepare_later) {
+      gate_ = intrusive_ptr<destination_gate>{new destination_gate, adopt_ref};
+    } else {
+      prepare_now();
+    }
   }
   void complete() noexcept override { state_->try_set_value(std::move(data_)); }
   void fail(std::exception_ptr error) noexcept override { state_->try_set_error(std::move(error)); }
   state_base& state() noexcept override { return *state_; }
   const intrusive_ptr<shared_state<std::vector<T>>>& shared() const noexcept { return state_; }
   T* data() noexcept { return data_.data(); }
+  /// How far data() may be written yet; null when all of it may.
+  const intrusive_ptr<destination_gate>& gate() const noexcept { return gate_; }
+
+  /// Readies a vector left for later, opening its gate piece by piece; nothing otherwise. Called
+  /// once, by the thread that submitted the read, after submitting it.
+  void prepare() noexcept {
+    if (!gate_) return;
+    // Faulted in by several threads first; then the vector's own zeroing runs at the speed of
+    // memset, on one thread: the copy out of the staging block follows it.
+    prepare_fresh_memory(data_.data(), count_ * sizeof(T));
+    const std::size_t per_piece = std::max<std::size_t>(1, destination_gate::piece / sizeof(T));
+    for (std::size_t ready = 0; ready < count_;) {
+      ready = std::min(count_, ready + per_piece);
+      data_.resize(ready);  // within the reserved capacity: never reallocates
+      gate_->open_up_to(ready * sizeof(T));
+    }
+  }
 
  private:
+  void prepare_now() noexcept {
+    prepare_fresh_memory(data_.data(), count_ * sizeof(T));
+    data_.resize(count_);
+  }
+
   intrusive_ptr<shared_state<std::vector<T>>> state_;
+  std::size_t count_;
   std::vector<T> data_;
+  intrusive_ptr<destination_gate> gate_;
 };
 
 }  // namespace troupe::detail

@@ -95,6 +95,9 @@ class queue_state final : public ref_counted {
 
   /// Submits `cmd` to run after `deps`; `result` receives its end.
   void submit(command cmd, dependency_list deps, intrusive_ptr<command_result> result);
+  /// Whether a read of `bytes` into pageable memory goes through a staging block, so that its
+  /// destination may be prepared while the device copies (destination_gate).
+  bool stages_reads_of(std::size_t bytes) const noexcept;
 
   struct pending;
 

@@ -70,11 +70,15 @@ future<std::vector<T>> enqueue_read(queue_state* queue, const intrusive_ptr<buff
   command cmd;
   if (auto e = describe_command<T>(cmd, command::kind::read, "read", queue, buffer, offset, count))
     return make_exceptional_future<std::vector<T>>(e);
-  intrusive_ptr<vector_result<T>> result{new vector_result<T>(queue->device().results(), count),
-                                         adopt_ref};
+  const bool prepare_later =
+      cmd.bytes >= fresh_memory_threshold && queue->stages_reads_of(cmd.bytes);
+  intrusive_ptr<vector_result<T>> result{
+      new vector_result<T>(queue->device().results(), count, prepare_later), adopt_ref};
   auto state = result->shared();
   cmd.host_destination = result->data();
-  queue->submit(std::move(cmd), deps.list(), std::move(result));
+  cmd.destination_ready = result->gate();
+  queue->submit(std::move(cmd), deps.list(), result);
+  result->prepare();  // while the device copies into its staging block
   return future_access::make<future<std::vector<T>>>(std::move(state));
 }
 
