@@ -315,6 +315,7 @@ int main(int argc, char** argv) {
     bool gpus_only = false;
     std::vector<std::string> mandelbrot_images;  // WxHxI; empty: the paper's four
     std::vector<std::size_t> matmul_sizes;       // N; empty: the paper's five
+    std::vector<std::size_t> wah_rows;           // column sizes; empty: 10k to 20M
     std::string only_backend;                    // "opencl" or "cuda"; empty: both
     split_selection mandelbrot_splits = parse_split_selection("");  // all, unless --shares
     for (std::size_t i = 0; i < arguments.size();) {
@@ -327,6 +328,15 @@ int main(int argc, char** argv) {
                         arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
       } else if (arguments[i] == "--matmul" && i + 1 < arguments.size()) {
         matmul_sizes.push_back(std::stoul(arguments[i + 1]));
+        arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
+                        arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+      } else if (arguments[i] == "--wah" && i + 1 < arguments.size()) {
+        const std::string& rows = arguments[i + 1];
+        const bool digits = !rows.empty() && rows.size() <= 10 &&
+                            rows.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || std::stoull(rows) == 0 || std::stoull(rows) > 0xffffffffull)
+          throw usage_error("--wah: '" + rows + "' is not a number of rows from 1 to 2^32 - 1");
+        wah_rows.push_back(std::stoull(rows));
         arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
                         arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
       } else if (arguments[i] == "--mandelbrot" && i + 1 < arguments.size()) {
@@ -348,6 +358,7 @@ int main(int argc, char** argv) {
       std::cout << usage(suite) << "  --gpus-only    leave out CPU devices (PoCL)\n"
                 << "  --backend B    only devices of backend B (opencl or cuda)\n"
                 << "  --matmul N     only this matrix size for matmul_request; repeatable\n"
+                << "  --wah ROWS     only this column size for wah_build; repeatable\n"
                 << "  --mandelbrot WxHxI  only this image (width x height x iterations); "
                    "repeatable\n"
                 << "  --shares LIST  only these Mandelbrot splits: offloaded percents (0, 10, "
@@ -368,7 +379,8 @@ int main(int argc, char** argv) {
     for (const auto& under_test : targets) {
       run_mandelbrot(bench, system, under_test.device, under_test.label(), under_test.gpu(),
                      mandelbrot_images, mandelbrot_splits);
-      run_wah_build(bench, system, under_test.device, under_test.label(), under_test.gpu());
+      run_wah_build(bench, system, under_test.device, under_test.label(), under_test.gpu(),
+                    wah_rows);
     }
     return bench.finish();
   } catch (const usage_error& error) {

@@ -43,9 +43,10 @@ void run_mandelbrot(device_bench& bench, troupe::actor_system& system, const tro
                     const device_label& label, bool gpu, const std::vector<std::string>& images,
                     const split_selection& splits);
 
-/// The WAH index built by kernel actors on `dev` against the host (wah_build.cpp).
+/// The WAH index built by kernel actors on `dev` against the host (wah_build.cpp). `only`
+/// replaces the column sizes (10k to 20M); empty keeps them.
 void run_wah_build(device_bench& bench, troupe::actor_system& system, const troupe::device& dev,
-                   const device_label& label, bool gpu);
+                   const device_label& label, bool gpu, const std::vector<std::size_t>& only);
 
 /// The same benchmarks against one API on one device.
 class native_side {

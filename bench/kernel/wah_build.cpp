@@ -39,11 +39,12 @@ device_variant on_host(std::shared_ptr<const wah_case> input, unsigned threads) 
 }  // namespace
 
 void run_wah_build(device_bench& bench, actor_system& system, const troupe::device& dev,
-                   const device_label& label, bool gpu) {
+                   const device_label& label, bool gpu, const std::vector<std::size_t>& only) {
   if (!bench.selected("wah_build")) return;
   std::vector<std::size_t> sizes =
       gpu ? std::vector<std::size_t>{10'000, 100'000, 1'000'000, 10'000'000, 20'000'000}
           : std::vector<std::size_t>{10'000, 100'000, 1'000'000};
+  if (!only.empty()) sizes = only;
   if (bench.quick()) sizes = {10'000};
   auto builder = std::make_shared<troupe::wah::device_builder>(system, dev);
   const unsigned all_threads = std::max(1u, std::thread::hardware_concurrency());
