@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -177,52 +178,82 @@ class renderer {
   std::vector<actor> host_actors_;
 };
 
-/// The automatic split. From each rendering it learns (averaged with weight 1/2 for the newest)
-/// the device's seconds per row and the host's seconds per row per actor, and gives the host
-/// the number of rows, a multiple of its actor count, that minimises the later of the two
-/// finishing times: host rows are computed `actors` at a time, so a share too small to occupy
-/// them all takes a whole row's time, and then none is best. Rows differ in cost, so the rates
-/// depend on the share; each rendering corrects them, and the host gets rows only where that is
-/// predicted 5 % faster than none.
+/// The automatic split. A model proposes: from each rendering it learns (averaged with weight
+/// 1/2 for the newest) the device's seconds per row and the host's seconds per row per actor,
+/// and proposes the number of host rows, a multiple of its actor count, that minimises the later
+/// of the two finishing times (host rows are computed `actors` at a time, so a share too small
+/// to occupy them all takes a whole row's time). The host gets rows only where that is predicted
+/// 5 % faster than none.
+///
+/// Measurement decides. The model errs where rows differ in cost (the image's top rows are
+/// cheap), and where busy host actors slow the device's own host work (staging copies, the
+/// completion thread), so every split tried keeps its measured time. The first rendering splits
+/// at half, the second follows the model, the third puts all on the device; from then on the
+/// fastest split measured runs again, unless the model proposes one that is not near any tried
+/// and that it predicts 5 % faster.
 class granular_split {
  public:
-  explicit granular_split(u32 actors) : actors_(std::max(1u, actors)) {}
+  granular_split(u32 actors, u32 height) : actors_(std::max(1u, actors)), height_(height) {}
 
-  u32 device_rows(u32 height) const {
-    if (device_row_seconds_ == 0 || host_row_seconds_ == 0) return height / 2;
-    u32 best_host_rows = 0;
-    double best = predicted(height, 0) * 0.95;
-    for (u32 host_rows = actors_; host_rows <= height; host_rows += actors_) {
-      const double time = predicted(height, host_rows);
-      if (time < best) {
-        best = time;
-        best_host_rows = host_rows;
-      }
-    }
-    return height - best_host_rows;
+  u32 device_rows() const {
+    if (measured_.empty()) return height_ / 2;
+    const u32 proposal = proposed();
+    if (measured_.size() == 1) return proposal;
+    if (!measured_.contains(height_)) return height_;
+    const u32 best = std::min_element(measured_.begin(), measured_.end(), [](auto& a, auto& b) {
+                       return a.second < b.second;
+                     })->first;
+    const bool worth_a_try = !tried_near(proposal) && predicted(proposal) < 0.95 * predicted(best);
+    return worth_a_try ? proposal : best;
   }
 
-  void learn(const rendering& done, u32 height) {
-    const u32 host_rows = height - done.device_rows;
+  void learn(const rendering& done) {
+    const u32 host_rows = height_ - done.device_rows;
     if (done.device_rows > 0) average(device_row_seconds_, done.device_seconds / done.device_rows);
     if (host_rows > 0) {
       const double rounds = std::ceil(static_cast<double>(host_rows) / actors_);
       average(host_row_seconds_, done.host_seconds / rounds);
     }
+    const double total = std::max(done.device_seconds, done.host_seconds);
+    if (auto [at, first] = measured_.try_emplace(done.device_rows, total); !first)
+      average(at->second, total);
   }
 
  private:
-  double predicted(u32 height, u32 host_rows) const {
-    const double device = (height - host_rows) * device_row_seconds_;
+  /// The model's split, as device rows.
+  u32 proposed() const {
+    if (device_row_seconds_ == 0 || host_row_seconds_ == 0) return height_ / 2;
+    u32 best_host_rows = 0;
+    double best = predicted(height_) * 0.95;
+    for (u32 host_rows = actors_; host_rows <= height_; host_rows += actors_) {
+      const double time = predicted(height_ - host_rows);
+      if (time < best) {
+        best = time;
+        best_host_rows = host_rows;
+      }
+    }
+    return height_ - best_host_rows;
+  }
+  double predicted(u32 device_rows) const {
+    const u32 host_rows = height_ - device_rows;
+    const double device = device_rows * device_row_seconds_;
     const double host = std::ceil(static_cast<double>(host_rows) / actors_) * host_row_seconds_;
     return std::max(device, host);
+  }
+  /// Whether a split within 2 % of the rows (or one round of the host) was measured.
+  bool tried_near(u32 device_rows) const {
+    const u32 near = std::max(actors_, height_ / 50);
+    const u32 from = device_rows > near ? device_rows - near : 0;
+    auto at = measured_.lower_bound(from);
+    return at != measured_.end() && at->first <= device_rows + near;
   }
   static void average(double& seconds, double measured) {
     seconds = seconds == 0 ? measured : (seconds + measured) / 2;
   }
 
-  u32 actors_;
+  u32 actors_, height_;
   double device_row_seconds_ = 0, host_row_seconds_ = 0;
+  std::map<u32, double> measured_;  // device rows -> seconds of the rendering
 };
 
 }  // namespace
@@ -300,16 +331,17 @@ void run_mandelbrot(device_bench& bench, actor_system& system, const troupe::dev
       fixed.check = [paint, done] { return paint->check(*done); };
       rows.variants.push_back(std::move(fixed));
     }
-    auto split = std::make_shared<granular_split>(static_cast<u32>(host_actors(system)));
+    auto split =
+        std::make_shared<granular_split>(static_cast<u32>(host_actors(system)), img.height);
     auto last_share = std::make_shared<double>(0);
     device_variant automatic;
     automatic.name = "troupe-auto";
     automatic.prepare = [done] { *done = {}; };
     automatic.run = [paint, done, split, last_share, height = img.height] {
-      const u32 device_rows = split->device_rows(height);
+      const u32 device_rows = split->device_rows();
       *last_share = static_cast<double>(device_rows) / height;
       *done = paint->render(device_rows);
-      split->learn(*done, height);
+      split->learn(*done);
     };
     automatic.check = [paint, done] { return paint->check(*done); };
     if (chosen.automatic) rows.variants.push_back(std::move(automatic));
