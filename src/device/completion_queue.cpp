@@ -7,24 +7,34 @@
 
 namespace troupe::detail {
 
-completion_queue::completion_queue(mode m) : mode_(m), thread_([this] { run(); }) {
+completion_queue::completion_queue(mode m)
+    : mode_(m), callbacks_(std::make_shared<callback_target>()), thread_([this] { run(); }) {
+  callbacks_->queue = this;
   name_thread(thread_, "troupe-complete");
 }
 
 completion_queue::~completion_queue() {
   stop();
+  // Waits for a callback that is signalling right now; later ones find no queue.
+  std::lock_guard guard{callbacks_->mutex};
+  callbacks_->queue = nullptr;
+}
+
+void completion_queue::signal() {
+  {
+    std::lock_guard guard{mutex_};
+    ++signalled_;
+  }
+  wake_.notify_one();
 }
 
 void completion_queue::watch(event_ptr event, intrusive_ptr<command_result> result) {
   if (mode_ == mode::callback) {
     // The driver's thread only counts and wakes; query/finish/complete run on our thread, where
     // calling the driver is allowed.
-    event->notify([this] {
-      {
-        std::lock_guard guard{mutex_};
-        ++signalled_;
-      }
-      wake_.notify_one();
+    event->notify([target = callbacks_] {
+      std::lock_guard guard{target->mutex};
+      if (target->queue != nullptr) target->queue->signal();
     });
   }
   {

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -54,7 +55,17 @@ class completion_queue {
     std::chrono::steady_clock::time_point due;
   };
 
+  /// What a driver's callback reaches the queue through. A driver may call back after it has
+  /// reported the event complete (PoCL does), by when the queue may have finished the command
+  /// on another wake-up and been destroyed: the callback holds this, not the queue.
+  struct callback_target {
+    std::mutex mutex;
+    completion_queue* queue = nullptr;  // null once the queue is gone; guarded by mutex
+  };
+
   void run();
+  /// A driver called back: counts it and wakes the thread.
+  void signal();
   /// Takes the queues whose cover is due (all of them once stopping) out of to_cover_; under
   /// mutex_.
   std::vector<intrusive_ptr<queue_state>> take_due(std::chrono::steady_clock::time_point now);
@@ -76,6 +87,7 @@ class completion_queue {
   std::atomic<std::chrono::steady_clock::rep> next_due_{
       std::chrono::steady_clock::time_point::max().time_since_epoch().count()};
   bool stopping_ = false;
+  std::shared_ptr<callback_target> callbacks_;
   std::thread thread_;
 };
 
