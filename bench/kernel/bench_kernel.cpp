@@ -327,16 +327,13 @@ int main(int argc, char** argv) {
         arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
                         arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
       } else if (arguments[i] == "--matmul" && i + 1 < arguments.size()) {
-        matmul_sizes.push_back(std::stoul(arguments[i + 1]));
+        matmul_sizes.push_back(static_cast<std::size_t>(
+            troupe::bench::detail::parse_count("--matmul", arguments[i + 1], 1)));
         arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
                         arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
       } else if (arguments[i] == "--wah" && i + 1 < arguments.size()) {
-        const std::string& rows = arguments[i + 1];
-        const bool digits = !rows.empty() && rows.size() <= 10 &&
-                            rows.find_first_not_of("0123456789") == std::string::npos;
-        if (!digits || std::stoull(rows) == 0 || std::stoull(rows) > 0xffffffffull)
-          throw usage_error("--wah: '" + rows + "' is not a number of rows from 1 to 2^32 - 1");
-        wah_rows.push_back(std::stoull(rows));
+        wah_rows.push_back(static_cast<std::size_t>(
+            troupe::bench::detail::parse_count("--wah", arguments[i + 1], 1)));
         arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
                         arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
       } else if (arguments[i] == "--mandelbrot" && i + 1 < arguments.size()) {
