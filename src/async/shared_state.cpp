@@ -161,10 +161,11 @@ void state_base::wait() const {
   if (is_ready()) return;
   if (origin_) origin_->awaited();
   if (this_thread_wait_helper() == nullptr) {
-    // A thread outside the scheduler spins briefly before it sleeps: results that arrive within
-    // microseconds (a short device command, a local request) then cost no wake-up.
+    // A thread outside the scheduler spins briefly before it sleeps, and on while its executor
+    // expects work: results that arrive within microseconds (a short device command, a local
+    // request) or from a device command about to end then cost no wake-up.
     auto until = std::chrono::steady_clock::now() + std::chrono::microseconds{50};
-    while (std::chrono::steady_clock::now() < until) {
+    while (std::chrono::steady_clock::now() < until || (executor_ && executor_->expects_work())) {
       if (is_ready()) return;
       std::this_thread::yield();
     }

@@ -1,13 +1,17 @@
 #include "troupe/core/actor_system.hpp"
 
 #include <chrono>
+#include <thread>
 #include <vector>
 
 namespace troupe {
 
 actor_system::actor_system(config cfg)
     : config_(std::move(cfg)),
-      scheduler_(detail::make_counted<detail::scheduler>(config_.resolved_threads())),
+      // A worker stands by for device responses only where that leaves other cores to run on.
+      scheduler_(detail::make_counted<detail::scheduler>(config_.resolved_threads(),
+                                                         detail::scheduler::default_spin_rounds,
+                                                         std::thread::hardware_concurrency() >= 4)),
       timers_(std::make_unique<detail::timer_service>()) {
   if (config_.throughput == 0)
     throw error(errc::invalid_argument, "config::throughput: expected a positive number, found 0");

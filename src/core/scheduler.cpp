@@ -82,6 +82,14 @@ class scheduler::worker final : public wait_helper {
     return first;
   }
 
+  /// What other threads sent (the inboxes), but nothing from other workers' deques.
+  job* find_sent_job() {
+    if (auto* j = deque_.take()) return j;
+    for (auto& other : parent_.workers_)
+      if (auto* j = take_batch(*other)) return j;
+    return nullptr;
+  }
+
   job* steal_from_others() {
     auto& all = parent_.workers_;
     auto n = all.size();
@@ -98,6 +106,7 @@ class scheduler::worker final : public wait_helper {
 
   void loop();
   void park();
+  job* stand_by();
 
   scheduler& parent_;
   std::size_t index_;
@@ -132,6 +141,10 @@ void scheduler::worker::loop() {
         j = find_job();
       }
       last_searcher = parent_.searching_.fetch_sub(1, std::memory_order_seq_cst) == 1;
+      if (j == nullptr) {
+        j = stand_by();
+        last_searcher = last_searcher || j != nullptr;
+      }
     }
     if (j != nullptr) {
       // A worker that was woken, or the last searcher, hands the search on when more work is
@@ -151,6 +164,22 @@ void scheduler::worker::loop() {
   current_worker = nullptr;
 }
 
+/// Waits for work sent from outside while it is expected, if no other worker does already.
+/// It neither counts as searching nor steals: a worker that hands a job to itself (the next stage
+/// of a pipeline) keeps it, and one with more work than it can run wakes a searcher as usual.
+job* scheduler::worker::stand_by() {
+  if (!parent_.claim_standby()) return nullptr;
+  job* j = nullptr;
+  while (j == nullptr && parent_.expects_work() &&
+         !parent_.stopping_.load(std::memory_order_relaxed)) {
+    std::this_thread::yield();
+    j = find_sent_job();
+  }
+  // Released before the job runs: the next expect_work_until finds nobody and asks another.
+  parent_.standby_.store(standby_state::none, std::memory_order_seq_cst);
+  return j;
+}
+
 void scheduler::worker::park() {
   {
     std::lock_guard guard{parent_.sleep_mutex_};
@@ -159,7 +188,8 @@ void scheduler::worker::park() {
   }
   // Announce first, check second: a pusher that missed our announcement published its job
   // before we look here (both sides use seq_cst), so no wake-up is lost.
-  if (parent_.has_work() || parent_.stopping_.load(std::memory_order_seq_cst)) {
+  if (parent_.has_work() || parent_.standby_wanted() ||
+      parent_.stopping_.load(std::memory_order_seq_cst)) {
     std::lock_guard guard{parent_.sleep_mutex_};
     auto& sleepers = parent_.sleepers_;
     auto it = std::find(sleepers.begin(), sleepers.end(), this);
@@ -175,7 +205,8 @@ void scheduler::worker::park() {
   notified_ = false;
 }
 
-scheduler::scheduler(std::size_t threads, std::size_t spin_rounds) : spin_rounds_(spin_rounds) {
+scheduler::scheduler(std::size_t threads, std::size_t spin_rounds, bool standby)
+    : spin_rounds_(spin_rounds), standby_enabled_(standby) {
   threads = std::max<std::size_t>(threads, 1);
   workers_.reserve(threads);
   for (std::size_t i = 0; i < threads; ++i) workers_.push_back(std::make_unique<worker>(*this, i));
@@ -231,7 +262,8 @@ void scheduler::schedule_fair(job* j) {
   // Round robin over the inboxes, per sending thread: no shared counter to contend on.
   thread_local std::size_t next = std::hash<std::thread::id>{}(std::this_thread::get_id());
   workers_[next++ % workers_.size()]->push_inbox(j);
-  wake_one();
+  // A worker that stands by takes it, and wakes another if it finds more (loop()).
+  if (standby_.load(std::memory_order_seq_cst) != standby_state::held) wake_one();
 }
 
 bool scheduler::has_work() const {
@@ -241,6 +273,10 @@ bool scheduler::has_work() const {
 
 void scheduler::wake_one() {
   if (searching_.load(std::memory_order_seq_cst) != 0) return;
+  wake_sleeper();
+}
+
+void scheduler::wake_sleeper() {
   if (num_sleepers_.load(std::memory_order_seq_cst) == 0) return;
   worker* w = nullptr;
   {
@@ -254,7 +290,51 @@ void scheduler::wake_one() {
 }
 
 bool scheduler::idle() const {
-  return num_sleepers_.load(std::memory_order_seq_cst) == workers_.size() && !has_work();
+  const std::size_t standing_by = this->standing_by() ? 1 : 0;
+  return num_sleepers_.load(std::memory_order_seq_cst) + standing_by == workers_.size() &&
+         !has_work();
+}
+
+void scheduler::expect_work_until(std::chrono::steady_clock::time_point until) noexcept {
+  if (!standby_enabled_) return;
+  const std::int64_t ticks = until.time_since_epoch().count();
+  std::int64_t known = work_expected_until_.load(std::memory_order_relaxed);
+  while (known < ticks &&
+         !work_expected_until_.compare_exchange_weak(known, ticks, std::memory_order_seq_cst)) {
+  }
+  if (standby_.load(std::memory_order_seq_cst) != standby_state::none) return;
+  int nobody = standby_state::none;
+  if (!standby_.compare_exchange_strong(nobody, standby_state::wanted, std::memory_order_seq_cst))
+    return;
+  // A searching worker takes the request on before it parks (claim_standby, standby_wanted);
+  // otherwise one is woken for it, now, while the work is still on its way.
+  if (searching_.load(std::memory_order_seq_cst) == 0) wake_sleeper();
+}
+
+bool scheduler::expects_work() const noexcept {
+  return standby_enabled_ && std::chrono::steady_clock::now().time_since_epoch().count() <
+                                 work_expected_until_.load(std::memory_order_relaxed);
+}
+
+bool scheduler::claim_standby() noexcept {
+  if (!standby_enabled_) return false;
+  int state = standby_.load(std::memory_order_seq_cst);
+  if (state == standby_state::held) return false;
+  if (!expects_work()) {
+    // Asked for too late: the next expect_work_until asks again.
+    if (state == standby_state::wanted)
+      standby_.compare_exchange_strong(state, standby_state::none, std::memory_order_seq_cst);
+    return false;
+  }
+  return standby_.compare_exchange_strong(state, standby_state::held, std::memory_order_seq_cst);
+}
+
+bool scheduler::standby_wanted() noexcept {
+  int state = standby_.load(std::memory_order_seq_cst);
+  if (state != standby_state::wanted) return false;
+  if (expects_work()) return true;
+  standby_.compare_exchange_strong(state, standby_state::none, std::memory_order_seq_cst);
+  return false;
 }
 
 }  // namespace troupe::detail

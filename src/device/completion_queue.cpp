@@ -7,8 +7,11 @@
 
 namespace troupe::detail {
 
-completion_queue::completion_queue(mode m)
-    : mode_(m), callbacks_(std::make_shared<callback_target>()), thread_([this] { run(); }) {
+completion_queue::completion_queue(mode m, executor& results)
+    : mode_(m),
+      results_(results),
+      callbacks_(std::make_shared<callback_target>()),
+      thread_([this] { run(); }) {
   callbacks_->queue = this;
   name_thread(thread_, "troupe-complete");
 }
@@ -195,6 +198,8 @@ void completion_queue::run() {
     if (progress) last_progress = now;
     auto idle = now - last_progress;
     if (idle < milliseconds(2)) {
+      // A command may end any moment: its response should find a worker awake.
+      results_.expect_work_until(last_progress + milliseconds(2));
       std::this_thread::yield();
     } else {
       auto nap = std::min<steady_clock::duration>(idle / 32, microseconds(50));

@@ -18,12 +18,16 @@ namespace troupe::detail {
 /// Turns finished device commands into satisfied futures, without ever blocking a scheduler
 /// worker. One thread per actor system: it sleeps while nothing is in flight, and otherwise
 /// either polls the events (spinning briefly, then backing off) or, in callback mode, waits for
-/// the drivers to call back. bench/device/completion measures which is faster.
+/// the drivers to call back. bench/device/completion measures which is faster. Polling, it tells
+/// the executor of the results to expect work while it spins, so that a worker stands by for the
+/// responses (scheduler::expect_work_until).
 class completion_queue {
  public:
   enum class mode { polling, callback };
 
-  explicit completion_queue(mode m);
+  /// `results`: where the finished commands' continuations and responses run; it outlives the
+  /// queue.
+  completion_queue(mode m, executor& results);
   ~completion_queue();
 
   /// Watches `event`; calls finish() on it and complete() on `result` when it is done, or
@@ -75,6 +79,7 @@ class completion_queue {
   static bool try_finish(entry& e) noexcept;
 
   mode mode_;
+  executor& results_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<entry> incoming_;

@@ -19,7 +19,7 @@ std::unique_ptr<actor_system::extension> make_manager(actor_system& system) {
 }  // namespace
 
 device_manager::device_manager(actor_system& system)
-    : completions_(mode_of(system.settings())),
+    : completions_(mode_of(system.settings()), system.default_executor()),
       cache_(kernel_cache::directory_for(system.settings().kernel_cache)),
       compiler_([this] { run_compiler(); }) {
   name_thread(compiler_, "troupe-compiler");

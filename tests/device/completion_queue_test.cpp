@@ -1,10 +1,14 @@
 // The completion queue with events of a fake backend (internal, so tested directly): a driver
-// may call back after the event reported itself complete, and after the queue is gone.
+// may call back after the event reported itself complete, and after the queue is gone; polling,
+// the queue tells the results' executor to expect work while commands are in flight.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <mutex>
+#include <thread>
 
 #include "device/completion_queue.hpp"
 #include "troupe/async/future.hpp"
@@ -33,6 +37,18 @@ class held_callback_event final : public backend_event {
   std::function<void()> callback_;
 };
 
+/// Runs jobs inline and records the hints it is given.
+class hint_recorder final : public executor {
+ public:
+  void schedule(job* j) override { j->run(); }
+  void expect_work_until(std::chrono::steady_clock::time_point until) noexcept override {
+    ++hints;
+    latest = until.time_since_epoch().count();
+  }
+  std::atomic<int> hints{0};
+  std::atomic<std::chrono::steady_clock::rep> latest{0};
+};
+
 TEST(completion_queue, a_driver_that_calls_back_after_the_queue_is_gone_finds_nothing) {
   intrusive_ptr<held_callback_event> first{new held_callback_event, adopt_ref};
   intrusive_ptr<held_callback_event> second{new held_callback_event, adopt_ref};
@@ -42,7 +58,8 @@ TEST(completion_queue, a_driver_that_calls_back_after_the_queue_is_gone_finds_no
   auto second_done = future_access::make<future<void>>(second_result->shared());
   std::function<void()> late;
   {
-    completion_queue queue{completion_queue::mode::callback};
+    hint_recorder results;
+    completion_queue queue{completion_queue::mode::callback, results};
     queue.watch(first, first_result);
     queue.watch(second, second_result);
     first->complete = true;
@@ -58,6 +75,47 @@ TEST(completion_queue, a_driver_that_calls_back_after_the_queue_is_gone_finds_no
     ASSERT_TRUE(late);
   }
   late();  // the queue is gone: it must not be touched (ASan reports it if it is)
+}
+
+TEST(completion_queue, polling_it_has_work_expected_while_a_command_is_in_flight) {
+  using namespace std::chrono;
+  hint_recorder results;
+  intrusive_ptr<held_callback_event> event{new held_callback_event, adopt_ref};
+  intrusive_ptr<void_result> result{new void_result({}), adopt_ref};
+  auto done = future_access::make<future<void>>(result->shared());
+  {
+    completion_queue queue{completion_queue::mode::polling, results};
+    EXPECT_EQ(results.hints.load(), 0) << "nothing in flight, nothing expected";
+    const auto watched = steady_clock::now();
+    queue.watch(event, result);
+    const auto give_up = steady_clock::now() + seconds(20);
+    while (results.hints.load() == 0 && steady_clock::now() < give_up)
+      std::this_thread::sleep_for(microseconds(100));
+    ASSERT_GT(results.hints.load(), 0);
+    // Expected within the 2 ms the thread spins for after the command arrived.
+    EXPECT_GT(results.latest.load(), watched.time_since_epoch().count());
+    EXPECT_LE(results.latest.load(),
+              (steady_clock::now() + milliseconds(2)).time_since_epoch().count());
+    event->complete = true;
+    std::move(done).get();
+  }
+}
+
+TEST(completion_queue, waiting_for_callbacks_it_expects_nothing) {
+  hint_recorder results;
+  intrusive_ptr<held_callback_event> event{new held_callback_event, adopt_ref};
+  intrusive_ptr<void_result> result{new void_result({}), adopt_ref};
+  auto done = future_access::make<future<void>>(result->shared());
+  {
+    completion_queue queue{completion_queue::mode::callback, results};
+    queue.watch(event, result);
+    event->complete = true;
+    auto callback = event->take_callback();
+    ASSERT_TRUE(callback);
+    callback();
+    std::move(done).get();
+  }
+  EXPECT_EQ(results.hints.load(), 0);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <utility>
 
 #include "troupe/async/detail/intrusive_ptr.hpp"
@@ -24,6 +25,18 @@ class executor : public detail::ref_counted {
   /// Takes ownership of `j` and runs it eventually. An executor that has stopped runs it inline,
   /// so no continuation is ever lost.
   virtual void schedule(job* j) = 0;
+
+  /// A hint that work is likely to come before `until`: a device command is about to end. An
+  /// executor whose idle threads sleep may keep one of them awake and searching until then, so
+  /// that the work starts without a wake-up's delay. Cheap enough to call on every poll; the
+  /// default ignores it.
+  virtual void expect_work_until(std::chrono::steady_clock::time_point until) noexcept {
+    (void)until;
+  }
+
+  /// Whether work is expected now (see expect_work_until): a thread that waits for a future of
+  /// this executor spins meanwhile instead of sleeping.
+  virtual bool expects_work() const noexcept { return false; }
 
   /// Runs `f()` on this executor.
   template <class F>

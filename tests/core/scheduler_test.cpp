@@ -1,0 +1,107 @@
+// The scheduler's standby (internal, so tested directly): while work is expected, one worker
+// keeps searching instead of parking; afterwards it parks, and stop() ends it.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include "troupe/core/detail/scheduler.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using clock_type = std::chrono::steady_clock;
+using troupe::detail::scheduler;
+
+/// Waits until `condition` holds, for at most 20 s: these are liveness checks, not timings.
+bool eventually(const std::function<bool()>& condition) {
+  const auto give_up = clock_type::now() + 20s;
+  while (!condition()) {
+    if (clock_type::now() > give_up) return false;
+    std::this_thread::sleep_for(100us);
+  }
+  return true;
+}
+
+struct counting_job final : troupe::job {
+  explicit counting_job(std::atomic<int>& counter) : runs(counter) {}
+  void run() noexcept override {
+    runs.fetch_add(1);
+    delete this;
+  }
+  std::atomic<int>& runs;
+};
+
+TEST(scheduler, a_worker_stands_by_while_work_is_expected_then_parks) {
+  scheduler s{3, scheduler::default_spin_rounds, true};
+  s.start();
+  ASSERT_TRUE(eventually([&] { return s.idle(); }));
+  EXPECT_FALSE(s.expects_work());
+
+  s.expect_work_until(clock_type::now() + 500ms);
+  EXPECT_TRUE(s.expects_work());
+  ASSERT_TRUE(eventually([&] { return s.standing_by(); }));
+  EXPECT_TRUE(s.idle()) << "a worker that stands by runs nothing";
+
+  // Work from outside is taken by the worker that stands by (or any other).
+  std::atomic<int> runs{0};
+  for (int i = 0; i < 1000; ++i) s.schedule(new counting_job{runs});
+  ASSERT_TRUE(eventually([&] { return runs.load() == 1000; }));
+
+  // Once the time has passed, every worker parks.
+  ASSERT_TRUE(eventually([&] { return !s.expects_work() && !s.standing_by() && s.idle(); }));
+  s.stop();
+  EXPECT_EQ(runs.load(), 1000);
+}
+
+TEST(scheduler, a_standby_asked_for_too_late_does_not_block_the_next) {
+  scheduler s{2, scheduler::default_spin_rounds, true};
+  s.start();
+  ASSERT_TRUE(eventually([&] { return s.idle(); }));
+  s.expect_work_until(clock_type::now() - 1ms);  // already past: nobody stands by for it
+  EXPECT_FALSE(s.expects_work());
+  ASSERT_TRUE(eventually([&] { return s.idle() && !s.standing_by(); }));
+
+  s.expect_work_until(clock_type::now() + 10min);
+  ASSERT_TRUE(eventually([&] { return s.standing_by(); }));
+  s.stop();  // ends the standby long before its time
+  EXPECT_FALSE(s.standing_by());
+}
+
+TEST(scheduler, without_standby_hints_change_nothing) {
+  scheduler s{2, scheduler::default_spin_rounds, false};
+  s.start();
+  s.expect_work_until(clock_type::now() + 10min);
+  EXPECT_FALSE(s.expects_work());
+  ASSERT_TRUE(eventually([&] { return s.idle(); }));
+  EXPECT_FALSE(s.standing_by());
+  std::atomic<int> runs{0};
+  s.schedule(new counting_job{runs});
+  ASSERT_TRUE(eventually([&] { return runs.load() == 1; }));
+  s.stop();
+}
+
+TEST(scheduler, hints_from_many_threads_keep_one_worker_standing_by) {
+  scheduler s{4, scheduler::default_spin_rounds, true};
+  s.start();
+  std::atomic<int> runs{0};
+  std::vector<std::thread> hinters;
+  for (int t = 0; t < 3; ++t) {
+    hinters.emplace_back([&] {
+      for (int i = 0; i < 2000; ++i) {
+        s.expect_work_until(clock_type::now() + 2ms);
+        if (i % 4 == 0) s.schedule(new counting_job{runs});
+        std::this_thread::yield();
+      }
+    });
+  }
+  for (auto& t : hinters) t.join();
+  ASSERT_TRUE(eventually([&] { return runs.load() == 1500; }));
+  ASSERT_TRUE(eventually([&] { return !s.standing_by() && s.idle(); }));
+  s.stop();
+}
+
+}  // namespace
