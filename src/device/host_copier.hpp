@@ -4,10 +4,12 @@
 // memcpy moves a fraction of what the host's memory and the copy engines can, and staged copies
 // of large arrays are bound by it.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -42,7 +44,7 @@ class host_copier {
     std::byte* destination;
     const std::byte* source;  // null: zero the destination
     std::size_t bytes;
-    std::size_t* remaining;  // of the copy this part belongs to; guarded by mutex_
+    std::atomic<std::size_t>* remaining;  // parts of its copy not done yet
   };
 
   /// copy() or zero(): parts of `bytes` (source null to zero) among the helpers and the caller.
@@ -52,11 +54,12 @@ class host_copier {
   static void copy_or_zero(const part& p);
   /// copy_or_zero(p), then counts it done.
   void finish(const part& p);
+  /// The oldest queued part, if any.
+  std::optional<part> take_part();
 
   unsigned helpers_;
   std::mutex mutex_;
   std::condition_variable work_;
-  std::condition_variable done_;
   std::deque<part> parts_;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
