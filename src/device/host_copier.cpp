@@ -99,6 +99,8 @@ void host_copier::split(std::byte* destination, const std::byte* source, std::si
       }
     } catch (...) {  // out of memory for the queue: fewer parts
     }
+    queued_.store(parts_.size(), std::memory_order_release);
+    ++copies_;
   }
   work_.notify_all();
   copy_or_zero(part_at(0, nullptr));
@@ -122,6 +124,7 @@ std::optional<host_copier::part> host_copier::take_part() {
   if (parts_.empty()) return std::nullopt;
   part next = parts_.front();
   parts_.pop_front();
+  queued_.store(parts_.size(), std::memory_order_release);
   return next;
 }
 
@@ -131,16 +134,28 @@ void host_copier::finish(const part& p) {
 }
 
 void host_copier::run_helper() {
+  using clock = std::chrono::steady_clock;
+  auto awake_until = clock::time_point{};
   for (;;) {
-    part next{};
+    while (queued_.load(std::memory_order_acquire) == 0 && clock::now() < awake_until)
+      std::this_thread::yield();
+    std::optional<part> next;
     {
       std::unique_lock lock{mutex_};
-      work_.wait(lock, [&] { return stopping_ || !parts_.empty(); });
-      if (parts_.empty()) return;
-      next = parts_.front();
-      parts_.pop_front();
+      const std::size_t seen = copies_;
+      work_.wait(lock, [&] { return stopping_ || !parts_.empty() || copies_ != seen; });
+      if (parts_.empty()) {
+        if (stopping_) return;
+      } else {
+        next = parts_.front();
+        parts_.pop_front();
+        queued_.store(parts_.size(), std::memory_order_release);
+      }
     }
-    finish(next);
+    if (next) finish(*next);
+    // Also when the caller had copied everything by the time this helper woke: the next
+    // chunk of a staged read then finds it awake.
+    awake_until = clock::now() + linger;
   }
 }
 

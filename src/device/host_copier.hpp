@@ -5,6 +5,7 @@
 // of large arrays are bound by it.
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -47,6 +48,13 @@ class host_copier {
     std::atomic<std::size_t>* remaining;  // parts of its copy not done yet
   };
 
+  /// How long a helper keeps looking for parts after its last one before it sleeps: a staged
+  /// read's next chunk comes within tens of microseconds, sooner than a sleeping thread wakes
+  /// (40 to 80 us on an H200 host). Measured on an H200 with 1000 iterated 1000x1000
+  /// multiplies (4 MB reads): troupe/raw 0.86 to 0.96 in 5 runs with it, 0.95 to 1.12 in 6
+  /// without.
+  static constexpr std::chrono::microseconds linger{200};
+
   /// copy() or zero(): parts of `bytes` (source null to zero) among the helpers and the caller.
   void split(std::byte* destination, const std::byte* source, std::size_t bytes);
   void start_helpers();
@@ -61,6 +69,8 @@ class host_copier {
   std::mutex mutex_;
   std::condition_variable work_;
   std::deque<part> parts_;
+  std::atomic<std::size_t> queued_{0};  // parts_.size(), for lingering helpers to watch
+  std::size_t copies_ = 0;              // split copies so far: wakes the helpers for each
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };
