@@ -51,7 +51,7 @@ class host_copier {
   /// How long a helper keeps looking for parts after its last one before it sleeps: a staged
   /// read's next chunk comes within tens of microseconds, sooner than a sleeping thread wakes
   /// (40 to 80 us on an H200 host). Measured on an H200 with 1000 iterated 1000x1000
-  /// multiplies (4 MB reads): troupe/raw 0.86 to 0.96 in 5 runs with it, 0.95 to 1.12 in 6
+  /// multiplies (4 MB reads): troupe/raw 0.86 to 1.01 in 9 runs with it, 0.95 to 1.12 in 8
   /// without.
   static constexpr std::chrono::microseconds linger{200};
 

@@ -18,8 +18,9 @@ struct config {
   std::size_t throughput = 300;
 
   /// How the device layer learns that device commands have finished: "polling" (a completion
-  /// thread queries events) or "callback" (the driver calls back). TROUPE_DEVICE_COMPLETION,
-  /// --troupe.device-completion.
+  /// thread queries events, and with 4 cores or more a worker stands by for the responses: two
+  /// cores busy while commands are in flight) or "callback" (the driver calls back; no thread
+  /// spins). TROUPE_DEVICE_COMPLETION, --troupe.device-completion.
   std::string device_completion = "polling";
 
   /// Where compiled device programs are cached on disk: a directory, "off", or empty for
