@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "troupe/core/detail/scheduler.hpp"
@@ -55,6 +56,37 @@ TEST(scheduler, a_worker_stands_by_while_work_is_expected_then_parks) {
   ASSERT_TRUE(eventually([&] { return !s.expects_work() && !s.standing_by() && s.idle(); }));
   s.stop();
   EXPECT_EQ(runs.load(), 1000);
+}
+
+/// Runs `body` once.
+template <class F>
+struct function_job final : troupe::job {
+  explicit function_job(F f) : body(std::move(f)) {}
+  void run() noexcept override {
+    body();
+    delete this;
+  }
+  F body;
+};
+
+TEST(scheduler, a_worker_that_stood_by_hands_on_what_else_was_sent) {
+  // Sent while a worker stands by, two jobs wake nobody; whichever the worker takes first, the
+  // other must run too, although the first blocks until it has: the worker wakes another.
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    scheduler s{3, scheduler::default_spin_rounds, true};
+    s.start();
+    s.expect_work_until(clock_type::now() + 10min);
+    ASSERT_TRUE(eventually([&] { return s.standing_by() && s.idle(); }));
+    std::atomic<bool> second_ran{false};
+    std::atomic<bool> first_saw_it{false};
+    auto first = [&] { first_saw_it = eventually([&] { return second_ran.load(); }); };
+    auto second = [&] { second_ran = true; };
+    s.schedule(new function_job{first});
+    s.schedule(new function_job{second});
+    ASSERT_TRUE(eventually([&] { return second_ran.load(); }));
+    s.stop();
+    EXPECT_TRUE(first_saw_it.load());
+  }
 }
 
 TEST(scheduler, a_standby_asked_for_too_late_does_not_block_the_next) {
