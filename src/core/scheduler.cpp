@@ -321,20 +321,23 @@ bool scheduler::claim_standby() noexcept {
   int state = standby_.load(std::memory_order_seq_cst);
   if (state == standby_state::held) return false;
   if (!expects_work()) {
-    // Asked for too late: the next expect_work_until asks again.
-    if (state == standby_state::wanted)
-      standby_.compare_exchange_strong(state, standby_state::none, std::memory_order_seq_cst);
+    drop_stale_request();
     return false;
   }
   return standby_.compare_exchange_strong(state, standby_state::held, std::memory_order_seq_cst);
 }
 
 bool scheduler::standby_wanted() noexcept {
-  int state = standby_.load(std::memory_order_seq_cst);
-  if (state != standby_state::wanted) return false;
+  if (standby_.load(std::memory_order_seq_cst) != standby_state::wanted) return false;
   if (expects_work()) return true;
-  standby_.compare_exchange_strong(state, standby_state::none, std::memory_order_seq_cst);
+  drop_stale_request();
   return false;
+}
+
+void scheduler::drop_stale_request() noexcept {
+  // Asked for too late: the next expect_work_until asks again.
+  int stale = standby_state::wanted;
+  standby_.compare_exchange_strong(stale, standby_state::none, std::memory_order_seq_cst);
 }
 
 }  // namespace troupe::detail

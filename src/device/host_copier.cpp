@@ -121,6 +121,10 @@ void host_copier::split(std::byte* destination, const std::byte* source, std::si
 
 std::optional<host_copier::part> host_copier::take_part() {
   std::lock_guard lock{mutex_};
+  return pop_part();
+}
+
+std::optional<host_copier::part> host_copier::pop_part() {
   if (parts_.empty()) return std::nullopt;
   part next = parts_.front();
   parts_.pop_front();
@@ -144,13 +148,8 @@ void host_copier::run_helper() {
       std::unique_lock lock{mutex_};
       const std::size_t seen = copies_;
       work_.wait(lock, [&] { return stopping_ || !parts_.empty() || copies_ != seen; });
-      if (parts_.empty()) {
-        if (stopping_) return;
-      } else {
-        next = parts_.front();
-        parts_.pop_front();
-        queued_.store(parts_.size(), std::memory_order_release);
-      }
+      next = pop_part();
+      if (!next && stopping_) return;
     }
     if (next) finish(*next);
     // Also when the caller had copied everything by the time this helper woke: the next

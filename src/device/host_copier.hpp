@@ -64,6 +64,8 @@ class host_copier {
   void finish(const part& p);
   /// The oldest queued part, if any.
   std::optional<part> take_part();
+  /// take_part() under mutex_.
+  std::optional<part> pop_part();
 
   unsigned helpers_;
   std::mutex mutex_;

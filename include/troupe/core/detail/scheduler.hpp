@@ -77,6 +77,8 @@ class scheduler final : public executor {
   bool claim_standby() noexcept;
   /// Whether a worker about to park should stand by instead; drops a request whose time passed.
   bool standby_wanted() noexcept;
+  /// A request for a standby whose time passed goes: nobody is asked any more.
+  void drop_stale_request() noexcept;
 
   std::vector<std::unique_ptr<worker>> workers_;
   std::size_t spin_rounds_;
