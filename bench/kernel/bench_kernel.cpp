@@ -141,75 +141,83 @@ void run_matmul_request(device_bench& bench, actor_system& system,
   }
 }
 
+/// `iterations` multiplies of two n x n matrices in a row, each sent when the one before ends.
+void run_iterations(device_bench& bench, actor_system& system, const target& under_test,
+                    std::size_t n, int iterations) {
+  auto a = std::make_shared<const std::vector<float>>(matrix(n, 5));
+  auto b = std::make_shared<const std::vector<float>>(matrix(n, 3));
+  comparison rows{
+      .benchmark = "matmul_iterated",
+      .parameters = "N=" + std::to_string(n) + ";iterations=" + std::to_string(iterations),
+      .device = under_test.label(),
+      .operations = static_cast<double>(iterations)};
+  rows.variants.push_back(guarded("troupe", [&] {
+    // a and b stay on the device (mem_refs); each multiply reads c back. A driver actor sends
+    // the next request when the response of the one before arrives.
+    const auto& dev = under_test.device;
+    auto upload = [&](const std::vector<float>& values) {
+      auto memory = dev.allocate<float>(values.size());
+      auto written = memory.write(std::span<const float>{values}).share();
+      return mem_ref<float>{memory, values.size(), written, access::read_only};
+    };
+    auto ma = upload(*a), mb = upload(*b);
+    auto multiply = system.spawn_kernel(matmul_source, "m_mult", multiply_range(dev, n), on(dev),
+                                        in<float, ref>{}, in<float, ref>{}, out<float>{n * n},
+                                        priv<unsigned>{static_cast<unsigned>(n)});
+    auto driver = system.spawn([multiply, ma, mb](event_based_actor* self) {
+      return behavior{[=](int count) {
+        auto promise = self->make_response_promise();
+        auto left = std::make_shared<int>(count);
+        auto step = std::make_shared<std::function<void()>>();
+        *step = [=] {
+          self->request(multiply, ma, mb)
+              .then(
+                  [=](const std::vector<float>& c) mutable {
+                    if (--*left > 0) {
+                      (*step)();
+                    } else {
+                      auto last = c;    // copied once, at the end
+                      *step = nullptr;  // ends the step's hold on itself
+                      promise.deliver(std::move(last));
+                    }
+                  },
+                  [=](troupe::error& e) mutable {
+                    *step = nullptr;
+                    promise.deliver(e);
+                  });
+        };
+        (*step)();
+        return promise;
+      }};
+    });
+    auto result = std::make_shared<std::vector<float>>();
+    device_variant variant;
+    variant.prepare = [result] { *result = std::vector<float>{}; };  // freed untimed
+    variant.run = [driver, result, iterations] {
+      *result = request<std::vector<float>>(driver, iterations).get();
+    };
+    variant.check = [result, a, b, n] {
+      if (result->size() != n * n) return std::string{"wrong result size"};
+      return check_product(*a, *b, result->data(), n);
+    };
+    return variant;
+  }));
+  if (under_test.native) {
+    rows.variants.push_back(under_test.native->matmul_iterated(a, b, n, iterations));
+    rows.ratios.emplace_back("troupe", rows.variants.back().name);
+  }
+  bench.compare(rows);
+}
+
 void run_matmul_iterated(device_bench& bench, actor_system& system,
-                         const std::vector<target>& targets) {
+                         const std::vector<target>& targets, const std::vector<int>& counts) {
   if (!bench.selected("matmul_iterated")) return;
   for (const auto& under_test : targets) {
     const std::size_t n = bench.quick() ? 64 : under_test.gpu() ? 1000 : 128;
-    const int iterations = bench.quick() ? 10 : under_test.gpu() ? 1000 : 100;
-    auto a = std::make_shared<const std::vector<float>>(matrix(n, 5));
-    auto b = std::make_shared<const std::vector<float>>(matrix(n, 3));
-    comparison rows{
-        .benchmark = "matmul_iterated",
-        .parameters = "N=" + std::to_string(n) + ";iterations=" + std::to_string(iterations),
-        .device = under_test.label(),
-        .operations = static_cast<double>(iterations)};
-    rows.variants.push_back(guarded("troupe", [&] {
-      // a and b stay on the device (mem_refs); each multiply reads c back. A driver actor sends
-      // the next request when the response of the one before arrives.
-      const auto& dev = under_test.device;
-      auto upload = [&](const std::vector<float>& values) {
-        auto memory = dev.allocate<float>(values.size());
-        auto written = memory.write(std::span<const float>{values}).share();
-        return mem_ref<float>{memory, values.size(), written, access::read_only};
-      };
-      auto ma = upload(*a), mb = upload(*b);
-      auto multiply = system.spawn_kernel(matmul_source, "m_mult", multiply_range(dev, n), on(dev),
-                                          in<float, ref>{}, in<float, ref>{}, out<float>{n * n},
-                                          priv<unsigned>{static_cast<unsigned>(n)});
-      auto driver = system.spawn([multiply, ma, mb](event_based_actor* self) {
-        return behavior{[=](int count) {
-          auto promise = self->make_response_promise();
-          auto left = std::make_shared<int>(count);
-          auto step = std::make_shared<std::function<void()>>();
-          *step = [=] {
-            self->request(multiply, ma, mb)
-                .then(
-                    [=](const std::vector<float>& c) mutable {
-                      if (--*left > 0) {
-                        (*step)();
-                      } else {
-                        auto last = c;    // copied once, at the end
-                        *step = nullptr;  // ends the step's hold on itself
-                        promise.deliver(std::move(last));
-                      }
-                    },
-                    [=](troupe::error& e) mutable {
-                      *step = nullptr;
-                      promise.deliver(e);
-                    });
-          };
-          (*step)();
-          return promise;
-        }};
-      });
-      auto result = std::make_shared<std::vector<float>>();
-      device_variant variant;
-      variant.prepare = [result] { *result = std::vector<float>{}; };  // freed untimed
-      variant.run = [driver, result, iterations] {
-        *result = request<std::vector<float>>(driver, iterations).get();
-      };
-      variant.check = [result, a, b, n] {
-        if (result->size() != n * n) return std::string{"wrong result size"};
-        return check_product(*a, *b, result->data(), n);
-      };
-      return variant;
-    }));
-    if (under_test.native) {
-      rows.variants.push_back(under_test.native->matmul_iterated(a, b, n, iterations));
-      rows.ratios.emplace_back("troupe", rows.variants.back().name);
+    const int default_count = bench.quick() ? 10 : under_test.gpu() ? 1000 : 100;
+    for (int iterations : counts.empty() ? std::vector<int>{default_count} : counts) {
+      run_iterations(bench, system, under_test, n, iterations);
     }
-    bench.compare(rows);
   }
 }
 
@@ -315,6 +323,7 @@ int main(int argc, char** argv) {
     bool gpus_only = false;
     std::vector<std::string> mandelbrot_images;  // WxHxI; empty: the paper's four
     std::vector<std::size_t> matmul_sizes;       // N; empty: the paper's five
+    std::vector<int> iteration_counts;           // empty: 1000 on a GPU
     std::vector<std::size_t> wah_rows;           // column sizes; empty: 10k to 20M
     std::string only_backend;                    // "opencl" or "cuda"; empty: both
     split_selection mandelbrot_splits = parse_split_selection("");  // all, unless --shares
@@ -329,6 +338,11 @@ int main(int argc, char** argv) {
       } else if (arguments[i] == "--matmul" && i + 1 < arguments.size()) {
         matmul_sizes.push_back(static_cast<std::size_t>(
             troupe::bench::detail::parse_count("--matmul", arguments[i + 1], 1)));
+        arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
+                        arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+      } else if (arguments[i] == "--iterations" && i + 1 < arguments.size()) {
+        iteration_counts.push_back(
+            troupe::bench::detail::parse_count("--iterations", arguments[i + 1], 1));
         arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
                         arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
       } else if (arguments[i] == "--wah" && i + 1 < arguments.size()) {
@@ -355,6 +369,8 @@ int main(int argc, char** argv) {
       std::cout << usage(suite) << "  --gpus-only    leave out CPU devices (PoCL)\n"
                 << "  --backend B    only devices of backend B (opencl or cuda)\n"
                 << "  --matmul N     only this matrix size for matmul_request; repeatable\n"
+                << "  --iterations K only K multiplies in a row for matmul_iterated (default "
+                   "1000 on a GPU); repeatable\n"
                 << "  --wah ROWS     only this column size for wah_build; repeatable\n"
                 << "  --mandelbrot WxHxI  only this image (width x height x iterations); "
                    "repeatable\n"
@@ -370,7 +386,7 @@ int main(int argc, char** argv) {
               << " warm-up + " << settings.runs << " timed runs per variant"
               << (settings.quick ? " (quick)" : "") << ", CSV " << settings.csv.string() << "\n\n";
     run_matmul_request(bench, system, targets, matmul_sizes);
-    run_matmul_iterated(bench, system, targets);
+    run_matmul_iterated(bench, system, targets, iteration_counts);
     run_empty_stage(bench, system, targets);
     run_spawn(bench, system, targets);
     for (const auto& under_test : targets) {
