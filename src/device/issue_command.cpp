@@ -1,5 +1,8 @@
 #include "issue_command.hpp"
 
+#include <algorithm>
+#include <array>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -103,7 +106,14 @@ event_ptr launch(device_state& device, backend_queue& queue, command& cmd, wait_
                                          describe(kernel.params[i]) + ", the launch passed " +
                                          describe(cmd.arguments[i]));
   }
-  std::vector<kernel_argument> args(cmd.arguments.size());
+  // Most kernels take few arguments: those stay on the stack, saving an allocation per launch.
+  std::array<kernel_argument, 16> few;
+  std::vector<kernel_argument> many;
+  std::span<kernel_argument> args{few.data(), std::min(few.size(), cmd.arguments.size())};
+  if (cmd.arguments.size() > few.size()) {
+    many.resize(cmd.arguments.size());
+    args = many;
+  }
   for (std::size_t i = 0; i < cmd.arguments.size(); ++i) {
     auto& in = cmd.arguments[i];
     auto& out = args[i];

@@ -76,6 +76,15 @@ __kernel void spin_then_set(__global int* x, int value, uint rounds) {
 __kernel void count_up(__global unsigned int* out, unsigned int first) {
   out[get_global_id(0)] = first + (unsigned int)get_global_id(0);
 }
+// More arguments than a launch keeps on the stack, each weighed by its position.
+__kernel void weigh_many(__global int* out, int a0, int a1, int a2, int a3, int a4, int a5,
+                         int a6, int a7, int a8, int a9, int a10, int a11, int a12, int a13,
+                         int a14, int a15, int a16, int a17, int a18) {
+  if (get_global_id(0) == 0)
+    out[0] = a0 + 2 * a1 + 3 * a2 + 4 * a3 + 5 * a4 + 6 * a5 + 7 * a6 + 8 * a7 + 9 * a8 +
+             10 * a9 + 11 * a10 + 12 * a11 + 13 * a12 + 14 * a13 + 15 * a14 + 16 * a15 +
+             17 * a16 + 18 * a17 + 19 * a18;
+}
 )",
       R"(
 extern "C" __global__ void add(const float* a, const float* b, float* c, unsigned n) {
@@ -102,6 +111,14 @@ extern "C" __global__ void spin_then_set(int* x, int value, unsigned rounds) {
 extern "C" __global__ void count_up(unsigned int* out, unsigned int first) {
   unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
   out[i] = first + i;
+}
+extern "C" __global__ void weigh_many(int* out, int a0, int a1, int a2, int a3, int a4, int a5,
+                                      int a6, int a7, int a8, int a9, int a10, int a11, int a12,
+                                      int a13, int a14, int a15, int a16, int a17, int a18) {
+  if (blockIdx.x * blockDim.x + threadIdx.x == 0)
+    out[0] = a0 + 2 * a1 + 3 * a2 + 4 * a3 + 5 * a4 + 6 * a5 + 7 * a6 + 8 * a7 + 9 * a8 +
+             10 * a9 + 11 * a10 + 12 * a11 + 13 * a12 + 14 * a13 + 15 * a14 + 16 * a15 +
+             17 * a16 + 18 * a17 + 19 * a18;
 }
 )"};
   return sources;

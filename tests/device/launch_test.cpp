@@ -55,6 +55,20 @@ TEST_P(launch_test, scalars_of_several_types_arrive) {
   EXPECT_EQ(buf.read().get(), std::vector<float>(256, 2.0f * 1.5f - 7.0f));
 }
 
+// 20 arguments: more than a launch keeps on the stack. Each scalar is weighed by its position,
+// so a lost or swapped argument changes the sum.
+TEST_P(launch_test, a_launch_with_twenty_arguments_passes_each_in_its_place) {
+  auto p = compile_test_kernels();
+  auto out = dev.allocate<int>(1);
+  dev.launch(p, "weigh_many", nd_range{{1}}, out, 3, -1, 4, 1, -5, 9, 2, -6, 5, 3, -5, 8, 9, -7, 9,
+             3, -2, 3, 8)
+      .get();
+  const std::vector<int> values{3, -1, 4, 1, -5, 9, 2, -6, 5, 3, -5, 8, 9, -7, 9, 3, -2, 3, 8};
+  int expected = 0;
+  for (std::size_t k = 0; k < values.size(); ++k) expected += static_cast<int>(k + 1) * values[k];
+  EXPECT_EQ(out.read().get(), std::vector<int>{expected});
+}
+
 TEST_P(launch_test, types_spelt_long_in_the_kernel_match_like_short_ones) {
   auto p = compile_test_kernels();
   auto out = dev.allocate<std::uint32_t>(8);
