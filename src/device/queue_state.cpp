@@ -121,7 +121,8 @@ bool queue_state::stages_reads_of(std::size_t bytes) const noexcept {
   return backend_->stages_reads_of(bytes);
 }
 
-void queue_state::submit(command cmd, dependency_list deps, intrusive_ptr<command_result> result) {
+void queue_state::submit(command cmd, const dependency_list& deps,
+                         intrusive_ptr<command_result> result) {
   if (deps.has_invalid)
     return result->fail(make_error(
         errc::no_state, cmd.who() + ": after() got a future without a state (moved from, or "
@@ -139,7 +140,8 @@ void queue_state::submit(command cmd, dependency_list deps, intrusive_ptr<comman
   const void* domain = device_->backend().domain();
   // Where each dependency is waited for: nowhere (done, or earlier on this in-order queue), on
   // the device (an event of this backend), or on the host.
-  auto place = [&](intrusive_ptr<state_base>& dep, std::vector<intrusive_ptr<state_base>>& host) {
+  auto place = [&](const intrusive_ptr<state_base>& dep,
+                   std::vector<intrusive_ptr<state_base>>& host) {
     auto* marker = dynamic_cast<command_marker*>(dep->origin().get());
     // Issued earlier on this in-order queue: ordered before this command already. Drivers do
     // not all skip such a wait cheaply (NVIDIA's OpenCL does not).
@@ -148,17 +150,14 @@ void queue_state::submit(command cmd, dependency_list deps, intrusive_ptr<comman
     if (event != nullptr && event->domain() == domain)
       op->device_waits.emplace_back(event);
     else
-      host.push_back(std::move(dep));
+      host.push_back(dep);
   };
-  for (auto& dep : deps.states) {
+  for (const auto& [dep, order_only] : deps.entries) {
     if (dep->is_ready()) {
-      if (dep->has_error()) return op->fail(dep->error());
+      if (!order_only && dep->has_error()) return op->fail(dep->error());
       continue;
     }
-    place(dep, op->host_waits);
-  }
-  for (auto& dep : deps.order_only) {
-    if (!dep->is_ready()) place(dep, op->host_order_waits);
+    place(dep, order_only ? op->host_order_waits : op->host_waits);
   }
   const std::size_t host_wait_count = op->host_waits.size() + op->host_order_waits.size();
   op->outstanding.store(host_wait_count, std::memory_order_relaxed);
@@ -219,7 +218,7 @@ void queue_state::submit_staged_copy(pending& op, const dependency_list& deps) {
   read.keep_alive = stage;
   intrusive_ptr<void_result> read_done{new void_result(device_->results()), adopt_ref};
   dependency_list after_read;
-  after_read.states.emplace_back(read_done->shared());
+  after_read.add(read_done->shared(), false);
   source_queue.submit(std::move(read), deps, read_done);
 
   command write;

@@ -30,9 +30,7 @@ class dependencies {
     for (const auto& f : futures) add(f);
   }
   void add(const dependencies& other) {
-    list_.states.insert(list_.states.end(), other.list_.states.begin(), other.list_.states.end());
-    list_.order_only.insert(list_.order_only.end(), other.list_.order_only.begin(),
-                            other.list_.order_only.end());
+    for (const auto& e : other.list_.entries) list_.add(e.state, e.order_only);
     list_.has_invalid |= other.list_.has_invalid;
   }
   /// Adds a future to wait for only to keep an order: the command starts after it, whether it
@@ -42,21 +40,19 @@ class dependencies {
   void order_after(const shared_future<T>& f) {
     const auto& state = detail::future_access::state(const_cast<shared_future<T>&>(f));
     if (state)
-      list_.order_only.emplace_back(state);
+      list_.add(state, true);
     else
       list_.has_invalid = true;
   }
 
-  bool empty() const noexcept {
-    return list_.states.empty() && list_.order_only.empty() && !list_.has_invalid;
-  }
+  bool empty() const noexcept { return list_.entries.empty() && !list_.has_invalid; }
   const detail::dependency_list& list() const noexcept { return list_; }
 
  private:
   template <class State>
   void add_state(const detail::intrusive_ptr<State>& state) {
     if (state)
-      list_.states.emplace_back(state);
+      list_.add(state, false);
     else
       list_.has_invalid = true;
   }

@@ -18,11 +18,20 @@ class buffer_state;
 class program_state;
 
 /// What a command waits for: the states of the futures passed to `after(...)`, and those it
-/// waits for only to keep an order, whose errors it does not take.
+/// waits for only to keep an order, whose errors it does not take. Both kinds share one vector,
+/// so that a kernel actor's request (one of each) allocates once.
 struct dependency_list {
-  std::vector<intrusive_ptr<state_base>> states;
-  std::vector<intrusive_ptr<state_base>> order_only;
+  struct entry {
+    intrusive_ptr<state_base> state;
+    bool order_only = false;
+  };
+  std::vector<entry> entries;
   bool has_invalid = false;  // after() got a future without a state
+
+  void add(intrusive_ptr<state_base> state, bool order_only) {
+    if (entries.empty()) entries.reserve(4);  // one allocation for the usual few
+    entries.push_back({std::move(state), order_only});
+  }
 };
 
 /// A launch's index space, normalised: global = grid × block for CUDA-style launches.

@@ -93,8 +93,9 @@ class queue_state final : public ref_counted {
   device_state& device() noexcept { return *device_; }
   backend_queue& backend() noexcept { return *backend_; }
 
-  /// Submits `cmd` to run after `deps`; `result` receives its end.
-  void submit(command cmd, dependency_list deps, intrusive_ptr<command_result> result);
+  /// Submits `cmd` to run after `deps`; `result` receives its end. Only the dependencies not
+  /// ready yet are kept, so the list is not copied.
+  void submit(command cmd, const dependency_list& deps, intrusive_ptr<command_result> result);
   /// Whether a read of `bytes` into pageable memory goes through a staging block, so that its
   /// destination may be prepared while the device copies (destination_gate).
   bool stages_reads_of(std::size_t bytes) const noexcept;
