@@ -285,10 +285,9 @@ class kernel_actor final : public kernel_actor_base {
 
     const auto started = measures_speed() ? std::chrono::steady_clock::now()
                                           : std::chrono::steady_clock::time_point{};
-    auto memory = std::make_shared<request_memory>();
-    memory->queue = queue_for(inputs, slot);
-    std::optional<decltype(prepare_all(inputs, shape, slot, *memory,
-                                       std::declval<dependencies&>()))>
+    request_memory memory;
+    memory.queue = queue_for(inputs, slot);
+    std::optional<decltype(prepare_all(inputs, shape, slot, memory, std::declval<dependencies&>()))>
         arguments;
     shared_future<void> done;
     try {
@@ -299,11 +298,11 @@ class kernel_actor final : public kernel_actor_base {
       // are theirs, not this request's.
       if (slot.last_launch.valid()) deps.order_after(slot.last_launch);
       // Per position, what the launch gets (a buffer, local memory or a scalar).
-      arguments.emplace(prepare_all(inputs, shape, slot, *memory, deps));
+      arguments.emplace(prepare_all(inputs, shape, slot, memory, deps));
       future<void> launched = std::apply(
           [&](auto&... args) {
-            return memory->queue.launch(prog, kernel_name_, range, deps,
-                                        launch_argument_of(args)...);
+            return memory.queue.launch(prog, kernel_name_, range, deps,
+                                       launch_argument_of(args)...);
           },
           *arguments);
       if (launched.has_exception()) launched.get();  // throws the launch's error
@@ -312,25 +311,32 @@ class kernel_actor final : public kernel_actor_base {
     } catch (...) {
       forget(slot, items);
       // Writes already enqueued read the host inputs kept here: those stay until they are done.
-      for (const auto& written : memory->writes) {
-        written.then(inline_execution, [memory](const shared_future<void>&) {});
+      if (!memory.writes.empty()) {
+        auto kept =
+            std::make_shared<std::vector<request_memory::host_input>>(std::move(memory.inputs));
+        for (const auto& written : memory.writes) {
+          written.then(inline_execution, [kept](const shared_future<void>&) {});
+        }
       }
       throw;
     }
+
     // The host inputs stay until their writes are done: the last one, on the in-order queue,
     // ends after the others. (Waiting for the launch instead would give it an event it does not
     // need otherwise.) A throughput-balancing actor (kept alive by its handle) learns how long
-    // the request took.
+    // the request took. The continuations hold copies of the inputs' handles: val outputs may
+    // still take their storage below.
     if (measures_speed()) {
       done.then(inline_execution,
-                [memory, slot = &slot, actor = self(), items, started,
+                [kept = memory.inputs, slot = &slot, actor = self(), items, started,
                  this](const shared_future<void>&) { record(*slot, items, started); });
-    } else if (!memory->writes.empty()) {
-      memory->writes.back().then(inline_execution, [memory](const shared_future<void>&) {});
+    } else if (!memory.writes.empty()) {
+      memory.writes.back().then(inline_execution,
+                                [kept = memory.inputs](const shared_future<void>&) {});
     }
 
     auto results = [&]<std::size_t... Ps>(std::index_sequence<Ps...>) {
-      return std::tuple_cat(result<Ps>(std::get<Ps>(*arguments), done, *memory)...);
+      return std::tuple_cat(result<Ps>(std::get<Ps>(*arguments), done, memory)...);
     }
     (std::make_index_sequence<positions>{});
     respond(std::move(results), promise);
