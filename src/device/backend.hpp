@@ -92,6 +92,27 @@ struct kernel_argument {
   std::size_t size = 0;                // scalar: sizeof; local: bytes of local memory
 };
 
+/// `count` value-initialised T, kept on the stack up to `N` and on the heap beyond: a launch's
+/// argument lists are short but unbounded, and a launch should not allocate for them.
+template <class T, std::size_t N = 16>
+class launch_list {
+ public:
+  explicit launch_list(std::size_t count) : count_(count) {
+    if (count > N) heap_.resize(count);
+  }
+  launch_list(const launch_list&) = delete;
+  launch_list& operator=(const launch_list&) = delete;
+
+  T* data() noexcept { return count_ > N ? heap_.data() : stack_.data(); }
+  T& operator[](std::size_t index) noexcept { return data()[index]; }
+  std::span<T> span() noexcept { return {data(), count_}; }
+
+ private:
+  std::size_t count_;
+  std::array<T, N> stack_{};
+  std::vector<T> heap_;
+};
+
 /// A kernel of a built program. launch() on different queues may run concurrently with the same
 /// backend_kernel, so it keeps no per-launch state unguarded.
 class backend_kernel {

@@ -1,8 +1,5 @@
 #include "issue_command.hpp"
 
-#include <algorithm>
-#include <array>
-#include <span>
 #include <string>
 #include <string_view>
 
@@ -106,14 +103,7 @@ event_ptr launch(device_state& device, backend_queue& queue, command& cmd, wait_
                                          describe(kernel.params[i]) + ", the launch passed " +
                                          describe(cmd.arguments[i]));
   }
-  // Most kernels take few arguments: those stay on the stack, saving an allocation per launch.
-  std::array<kernel_argument, 16> few;
-  std::vector<kernel_argument> many;
-  std::span<kernel_argument> args{few.data(), std::min(few.size(), cmd.arguments.size())};
-  if (cmd.arguments.size() > few.size()) {
-    many.resize(cmd.arguments.size());
-    args = many;
-  }
+  launch_list<kernel_argument> args(cmd.arguments.size());
   for (std::size_t i = 0; i < cmd.arguments.size(); ++i) {
     auto& in = cmd.arguments[i];
     auto& out = args[i];
@@ -136,7 +126,7 @@ event_ptr launch(device_state& device, backend_queue& queue, command& cmd, wait_
         break;
     }
   }
-  return queue.launch(kernel, cmd.shape, args, wait, marking);
+  return queue.launch(kernel, cmd.shape, args.span(), wait, marking);
 }
 
 }  // namespace

@@ -228,8 +228,8 @@ event_ptr cuda_queue::launch(backend_kernel& kernel, const launch_shape& shape,
                           " arguments, not " + std::to_string(args.size()));
   }
   // cuLaunchKernel takes a pointer to each argument's value; a buffer's value is its address.
-  std::vector<CUdeviceptr> addresses(args.size());
-  std::vector<void*> values(args.size());
+  launch_list<CUdeviceptr> addresses(args.size());
+  launch_list<void*> values(args.size());
   for (std::size_t index = 0; index < args.size(); ++index) {
     const kernel_argument& argument = args[index];
     switch (argument.what) {
