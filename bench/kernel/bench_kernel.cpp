@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -327,40 +328,50 @@ int main(int argc, char** argv) {
     std::vector<std::size_t> wah_rows;           // column sizes; empty: 10k to 20M
     std::string only_backend;                    // "opencl" or "cuda"; empty: both
     split_selection mandelbrot_splits = parse_split_selection("");  // all, unless --shares
+    using troupe::bench::detail::parse_count;
+    // This suite's options that take a value; the others go on to parse_options.
+    const std::map<std::string, std::function<void(const std::string&)>> with_value{
+        {"--backend",
+         [&](const std::string& v) {
+           if (v != "opencl" && v != "cuda")
+             throw usage_error("--backend: expected 'opencl' or 'cuda', found '" + v + "'");
+           only_backend = v;
+         }},
+        {"--matmul",
+         [&](const std::string& v) {
+           matmul_sizes.push_back(static_cast<std::size_t>(parse_count("--matmul", v, 1)));
+         }},
+        {"--iterations",
+         [&](const std::string& v) {
+           iteration_counts.push_back(parse_count("--iterations", v, 1));
+         }},
+        {"--wah",
+         [&](const std::string& v) {
+           wah_rows.push_back(static_cast<std::size_t>(parse_count("--wah", v, 1)));
+         }},
+        {"--mandelbrot",
+         [&](const std::string& v) {
+           check_mandelbrot_image(v);
+           mandelbrot_images.push_back(v);
+         }},
+        {"--shares", [&](const std::string& v) { mandelbrot_splits = parse_split_selection(v); }},
+    };
     for (std::size_t i = 0; i < arguments.size();) {
-      if (arguments[i] == "--gpus-only") {
+      const auto at = arguments.begin() + static_cast<std::ptrdiff_t>(i);
+      if (*at == "--gpus-only") {
         gpus_only = true;
-        arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i));
-      } else if (arguments[i] == "--backend" && i + 1 < arguments.size()) {
-        only_backend = arguments[i + 1];
-        arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
-                        arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
-      } else if (arguments[i] == "--matmul" && i + 1 < arguments.size()) {
-        matmul_sizes.push_back(static_cast<std::size_t>(
-            troupe::bench::detail::parse_count("--matmul", arguments[i + 1], 1)));
-        arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
-                        arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
-      } else if (arguments[i] == "--iterations" && i + 1 < arguments.size()) {
-        iteration_counts.push_back(
-            troupe::bench::detail::parse_count("--iterations", arguments[i + 1], 1));
-        arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
-                        arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
-      } else if (arguments[i] == "--wah" && i + 1 < arguments.size()) {
-        wah_rows.push_back(static_cast<std::size_t>(
-            troupe::bench::detail::parse_count("--wah", arguments[i + 1], 1)));
-        arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
-                        arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
-      } else if (arguments[i] == "--mandelbrot" && i + 1 < arguments.size()) {
-        mandelbrot_images.push_back(arguments[i + 1]);
-        arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
-                        arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
-      } else if (arguments[i] == "--shares" && i + 1 < arguments.size()) {
-        mandelbrot_splits = parse_split_selection(arguments[i + 1]);
-        arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i),
-                        arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
-      } else {
-        ++i;
+        arguments.erase(at);
+        continue;
       }
+      const auto option = with_value.find(*at);
+      if (option == with_value.end()) {
+        ++i;
+        continue;
+      }
+      if (i + 1 == arguments.size())
+        throw usage_error(*at + ": expected a value after it, found none");
+      option->second(arguments[i + 1]);
+      arguments.erase(at, at + 2);
     }
     std::vector<char*> pointers;
     for (std::string& argument : arguments) pointers.push_back(argument.data());
@@ -381,6 +392,12 @@ int main(int argc, char** argv) {
     config.threads = static_cast<std::size_t>(settings.threads);
     troupe::actor_system system{config};
     auto targets = find_targets(system, gpus_only, only_backend);
+    if (targets.empty()) {
+      throw std::runtime_error(std::string{"no device to measure"} +
+                               (gpus_only ? ": no GPU found" : ": no device found") +
+                               (only_backend.empty() ? "" : " of backend " + only_backend) +
+                               " (the list above is empty)");
+    }
     device_bench bench{settings};
     std::cout << "bench-kernel: " << settings.threads << " threads, " << settings.warmup
               << " warm-up + " << settings.runs << " timed runs per variant"

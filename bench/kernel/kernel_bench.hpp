@@ -36,6 +36,9 @@ struct split_selection {
 /// From "0,10,auto" (--shares); empty selects all. Throws usage_error naming a bad item.
 split_selection parse_split_selection(const std::string& list);
 
+/// Throws usage_error unless `name` ("1920x1080x100") is one of the paper's four images.
+void check_mandelbrot_image(const std::string& name);
+
 /// The heterogeneous Mandelbrot: fixed shares offloaded to a kernel actor on `dev`, the rest on
 /// CPU actors, and the automatic split (mandelbrot.cpp). `images` ("1920x1080x100") narrows the
 /// paper's four images; empty runs them all.

@@ -51,6 +51,17 @@ struct image {
   float dy() const { return (region_y1 - region_y0) / static_cast<float>(height); }
 };
 
+/// The paper's four images.
+std::vector<image> paper_images() {
+  return {{1920, 1080, 100}, {1920, 1080, 1000}, {16000, 16000, 100}, {16000, 16000, 1000}};
+}
+
+/// "1920x1080x100", as --mandelbrot names an image.
+std::string name_of(const image& img) {
+  return std::to_string(img.width) + "x" + std::to_string(img.height) + "x" +
+         std::to_string(img.iterations);
+}
+
 /// The host's computation of rows [first_row, first_row + rows), as the kernel computes them.
 std::vector<u32> rows_on_host(const image& img, u32 first_row, u32 rows) {
   std::vector<u32> counts(static_cast<std::size_t>(img.width) * rows);
@@ -258,6 +269,16 @@ class granular_split {
 
 }  // namespace
 
+void check_mandelbrot_image(const std::string& name) {
+  std::string known;
+  for (const image& img : paper_images()) {
+    if (name_of(img) == name) return;
+    known += (known.empty() ? "" : ", ") + name_of(img);
+  }
+  throw usage_error("--mandelbrot: '" + name + "' is not one of the paper's images (" + known +
+                    ")");
+}
+
 split_selection parse_split_selection(const std::string& list) {
   split_selection chosen;
   if (list.empty()) {
@@ -296,15 +317,11 @@ void run_mandelbrot(device_bench& bench, actor_system& system, const troupe::dev
                "the CPU actors (a smoke run with --quick only)");
     return;
   }
-  std::vector<image> images{
-      {1920, 1080, 100}, {1920, 1080, 1000}, {16000, 16000, 100}, {16000, 16000, 1000}};
+  std::vector<image> images = paper_images();
   if (!only.empty()) {
     std::erase_if(images, [&](const image& img) {
-      const std::string name = std::to_string(img.width) + "x" + std::to_string(img.height) + "x" +
-                               std::to_string(img.iterations);
-      return std::find(only.begin(), only.end(), name) == only.end();
+      return std::find(only.begin(), only.end(), name_of(img)) == only.end();
     });
-    if (images.empty()) throw usage_error("--mandelbrot: not one of the paper's images");
   }
   if (bench.quick()) images = {{192, 108, 100}};
   for (const image& img : images) {
