@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "backend.hpp"
@@ -198,11 +199,15 @@ intrusive_ptr<queue_state> queue_state::ending_with(const state_base& result) {
 }
 
 void queue_state::submit_staged_copy(pending& op, const dependency_list& deps) {
+  // The host memory between the read and the write: not zeroed, since the read fills it; when
+  // large, faulted in by several threads first, which the read would do page by page on one.
   struct staging final : ref_counted {
-    std::vector<std::byte> bytes;
+    explicit staging(std::size_t size) : bytes(new std::byte[size]) {}
+    std::unique_ptr<std::byte[]> bytes;
   };
-  intrusive_ptr<staging> stage{new staging, adopt_ref};
-  stage->bytes.resize(op.cmd.bytes);
+  intrusive_ptr<staging> stage{new staging(op.cmd.bytes), adopt_ref};
+  if (op.cmd.bytes >= fresh_memory_threshold)
+    prepare_fresh_memory(stage->bytes.get(), op.cmd.bytes);
   auto& source = op.cmd.buffer;
   auto& target = op.cmd.target;
   auto& source_queue = &source->device() == device_ ? *this : source->device().default_queue();
@@ -214,7 +219,7 @@ void queue_state::submit_staged_copy(pending& op, const dependency_list& deps) {
   read.buffer = source;
   read.offset = op.cmd.offset;
   read.bytes = op.cmd.bytes;
-  read.host_destination = stage->bytes.data();
+  read.host_destination = stage->bytes.get();
   read.keep_alive = stage;
   intrusive_ptr<void_result> read_done{new void_result(device_->results()), adopt_ref};
   dependency_list after_read;
@@ -227,7 +232,7 @@ void queue_state::submit_staged_copy(pending& op, const dependency_list& deps) {
   write.buffer = target;
   write.offset = op.cmd.target_offset;
   write.bytes = op.cmd.bytes;
-  write.host_source = stage->bytes.data();
+  write.host_source = stage->bytes.get();
   write.keep_alive = stage;
   target_queue.submit(std::move(write), std::move(after_read), op.result);
 }
