@@ -64,7 +64,7 @@ class host_copier {
   void finish(const part& p);
   /// The oldest queued part, if any.
   std::optional<part> take_part();
-  /// take_part() under mutex_.
+  /// The same, for a caller that already holds mutex_.
   std::optional<part> pop_part();
 
   unsigned helpers_;
