@@ -66,6 +66,10 @@ class native_side {
                                          std::shared_ptr<const std::vector<float>> b, std::size_t n,
                                          int iterations) = 0;
   /// `stages` launches of the empty kernel on one buffer of `count` floats, then a finish.
+  /// Before each run, untimed, one launch and a finish. The sides alternate, and in OpenCL each
+  /// has its own context: on an H200 through NVIDIA's OpenCL, 20 launches after another
+  /// context's work took 70 to 80 us longer in all (the GPU switching contexts), which a program
+  /// with one context does not pay. troupe's side does the same (bench_kernel.cpp).
   virtual device_variant empty_stages(std::size_t count, int stages) = 0;
 };
 

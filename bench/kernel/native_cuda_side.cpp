@@ -69,17 +69,19 @@ class cuda_side final : public native_side {
     return guarded("native-cuda", [&] {
       auto run = std::make_shared<state>(device_, empty_source.cuda, "empty");
       run->a = std::make_unique<cuda::device_memory>(run->owner, count * sizeof(float));
-      device_variant variant;
-      variant.run = [run, count, stages] {
+      const auto launch_stages = [run, count](int launches) {
         run->owner.make_current();
         const unsigned block = 256;
-        for (int stage = 0; stage < stages; ++stage) {
+        for (int stage = 0; stage < launches; ++stage) {
           cuda::launch(run->function, run->stream.get(), {cuda::blocks_for(count, block), 1, 1},
                        {block, 1, 1}, run->a->get());
         }
         cuda::check(cuda::functions().cuStreamSynchronize(run->stream.get()),
                     "cuStreamSynchronize");
       };
+      device_variant variant;
+      variant.prepare = [launch_stages] { launch_stages(1); };
+      variant.run = [launch_stages, stages] { launch_stages(stages); };
       variant.check = [] { return std::string{}; };  // each synchronize is checked for success
       return variant;
     });

@@ -131,15 +131,17 @@ class opencl_side final : public native_side {
                                                device_.allocate(count * sizeof(float))});
       cl_mem data = run->data.get();
       opencl::set_arguments(run->kernel.get(), data);
-      device_variant variant;
-      variant.run = [run, count, stages] {
-        for (int stage = 0; stage < stages; ++stage) {
+      const auto launch_stages = [run, count](int launches) {
+        for (int stage = 0; stage < launches; ++stage) {
           opencl::check(clEnqueueNDRangeKernel(run->queue.get(), run->kernel.get(), 1, nullptr,
                                                &count, nullptr, 0, nullptr, nullptr),
                         "clEnqueueNDRangeKernel");
         }
         opencl::check(clFinish(run->queue.get()), "clFinish");
       };
+      device_variant variant;
+      variant.prepare = [launch_stages] { launch_stages(1); };
+      variant.run = [launch_stages, stages] { launch_stages(stages); };
       variant.check = [] { return std::string{}; };  // each clFinish is checked for success
       return variant;
     });
