@@ -90,18 +90,18 @@ int device_bench::finish() const {
 void device_bench::print(const comparison& what, const std::vector<measurement>& measured) const {
   const bool has_rate = !what.metric.empty();
   const char* unit = what.operations == 1 ? "s" : "s/op";
-  std::printf("  %-18s %5s %12s %12s %12s %10s  %s\n", "variant", "runs",
+  std::printf("  %-20s %5s %12s %12s %12s %10s  %s\n", "variant", "runs",
               (std::string("median_") + unit).c_str(), (std::string("min_") + unit).c_str(),
               (std::string("max_") + unit).c_str(), has_rate ? what.metric.c_str() : "", "check");
   for (const measurement& result : measured) {
     if (result.usable()) {
       std::string rate_text;
       if (has_rate) rate_text = detail::seconds_text(rate(what, result));
-      std::printf("  %-18s %5zu %12.6g %12.6g %12.6g %10s  ok\n", result.variant.c_str(),
+      std::printf("  %-20s %5zu %12.6g %12.6g %12.6g %10s  ok\n", result.variant.c_str(),
                   result.seconds.size(), result.median(), result.min(), result.max(),
                   rate_text.c_str());
     } else {
-      std::printf("  %-18s %5zu %12s %12s %12s %10s  fail: %s\n", result.variant.c_str(),
+      std::printf("  %-20s %5zu %12s %12s %12s %10s  fail: %s\n", result.variant.c_str(),
                   result.seconds.size(), "-", "-", "-", "", result.failure.c_str());
     }
   }

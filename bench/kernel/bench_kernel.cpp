@@ -5,7 +5,7 @@
 //   matmul_iterated  multiplies one after the other: the actor sends the next on the response,
 //                    the native side starts it from the completion of the one before
 //   empty_stage      pipelines of 1 and 20 stages of an empty kernel on device memory, against
-//                    the same launches enqueued directly
+//                    the same launches enqueued directly (in OpenCL also each one flushed)
 //   spawn            N kernel actors against N ordinary actors
 //   mandelbrot       an image split between a kernel actor and CPU actors, at fixed shares and
 //                    automatically
@@ -260,6 +260,11 @@ void run_empty_stage(device_bench& bench, actor_system& system,
       if (under_test.native) {
         rows.variants.push_back(under_test.native->empty_stages(count, stages));
         rows.ratios.emplace_back("troupe", rows.variants.back().name);
+        auto flushed = under_test.native->flushed_empty_stages(count, stages);
+        if (!flushed.name.empty()) {
+          rows.variants.push_back(std::move(flushed));
+          rows.ratios.emplace_back("troupe", rows.variants.back().name);
+        }
       }
       bench.compare(rows);
     }

@@ -71,6 +71,10 @@ class native_side {
   /// context's work took 70 to 80 us longer in all (the GPU switching contexts), which a program
   /// with one context does not pay. troupe's side does the same (bench_kernel.cpp).
   virtual device_variant empty_stages(std::size_t count, int stages) = 0;
+  /// The same with each launch flushed, as a runtime must that cannot know whether another launch
+  /// follows (troupe flushes each one), where the API has a flush (OpenCL): native-<api>-flush.
+  /// Unnamed (not run) elsewhere.
+  virtual device_variant flushed_empty_stages(std::size_t, int) { return {}; }
 };
 
 /// The native side of a device (`ordinal`-th of its backend); null with `why` set when it cannot

@@ -120,34 +120,43 @@ class opencl_side final : public native_side {
   }
 
   device_variant empty_stages(std::size_t count, int stages) override {
-    return guarded("native-opencl", [&] {
-      struct state {
-        opencl::queue queue;
-        opencl::kernel kernel;
-        opencl::memory data;
-      };
-      auto run = std::make_shared<state>(state{device_.make_queue(),
-                                               device_.build(empty_source.opencl, "empty"),
-                                               device_.allocate(count * sizeof(float))});
-      cl_mem data = run->data.get();
-      opencl::set_arguments(run->kernel.get(), data);
-      const auto launch_stages = [run, count](int launches) {
-        for (int stage = 0; stage < launches; ++stage) {
-          opencl::check(clEnqueueNDRangeKernel(run->queue.get(), run->kernel.get(), 1, nullptr,
-                                               &count, nullptr, 0, nullptr, nullptr),
-                        "clEnqueueNDRangeKernel");
-        }
-        opencl::check(clFinish(run->queue.get()), "clFinish");
-      };
-      device_variant variant;
-      variant.prepare = [launch_stages] { launch_stages(1); };
-      variant.run = [launch_stages, stages] { launch_stages(stages); };
-      variant.check = [] { return std::string{}; };  // each clFinish is checked for success
-      return variant;
-    });
+    return guarded("native-opencl", [&] { return launches_of_empty(count, stages, false); });
+  }
+
+  device_variant flushed_empty_stages(std::size_t count, int stages) override {
+    return guarded("native-opencl-flush", [&] { return launches_of_empty(count, stages, true); });
   }
 
  private:
+  /// `stages` launches of the empty kernel, each flushed if `flush`, then a finish; before each
+  /// run, untimed, one launch and a finish (see native_side::empty_stages).
+  device_variant launches_of_empty(std::size_t count, int stages, bool flush) const {
+    struct state {
+      opencl::queue queue;
+      opencl::kernel kernel;
+      opencl::memory data;
+    };
+    auto run = std::make_shared<state>(state{device_.make_queue(),
+                                             device_.build(empty_source.opencl, "empty"),
+                                             device_.allocate(count * sizeof(float))});
+    cl_mem data = run->data.get();
+    opencl::set_arguments(run->kernel.get(), data);
+    const auto launch_stages = [run, count, flush](int launches) {
+      for (int stage = 0; stage < launches; ++stage) {
+        opencl::check(clEnqueueNDRangeKernel(run->queue.get(), run->kernel.get(), 1, nullptr,
+                                             &count, nullptr, 0, nullptr, nullptr),
+                      "clEnqueueNDRangeKernel");
+        if (flush) opencl::check(clFlush(run->queue.get()), "clFlush");
+      }
+      opencl::check(clFinish(run->queue.get()), "clFinish");
+    };
+    device_variant variant;
+    variant.prepare = [launch_stages] { launch_stages(1); };
+    variant.run = [launch_stages, stages] { launch_stages(stages); };
+    variant.check = [] { return std::string{}; };  // each clFinish is checked for success
+    return variant;
+  }
+
   opencl::device device_;
 };
 
