@@ -67,9 +67,10 @@ class native_side {
                                          int iterations) = 0;
   /// `stages` launches of the empty kernel on one buffer of `count` floats, then a finish.
   /// Before each run, untimed, one launch and a finish. The sides alternate, and in OpenCL each
-  /// has its own context: on an H200 through NVIDIA's OpenCL, 20 launches after another
-  /// context's work took 70 to 80 us longer in all (the GPU switching contexts), which a program
-  /// with one context does not pay. troupe's side does the same (bench_kernel.cpp).
+  /// has its own context: on an H200 through NVIDIA's OpenCL, 20 launches right after another
+  /// context's work took 8.4-8.6 us each, against 4.4-5.9 otherwise (the GPU switching contexts),
+  /// which a program with one context does not pay. troupe's side does the same
+  /// (bench_kernel.cpp).
   virtual device_variant empty_stages(std::size_t count, int stages) = 0;
   /// The same with each launch flushed, as a runtime must that cannot know whether another launch
   /// follows (troupe flushes each one), where the API has a flush (OpenCL): native-<api>-flush.
