@@ -260,9 +260,8 @@ void run_empty_stage(device_bench& bench, actor_system& system,
       if (under_test.native) {
         rows.variants.push_back(under_test.native->empty_stages(count, stages));
         rows.ratios.emplace_back("troupe", rows.variants.back().name);
-        auto flushed = under_test.native->flushed_empty_stages(count, stages);
-        if (!flushed.name.empty()) {
-          rows.variants.push_back(std::move(flushed));
+        if (auto flushed = under_test.native->flushed_empty_stages(count, stages)) {
+          rows.variants.push_back(std::move(*flushed));
           rows.ratios.emplace_back("troupe", rows.variants.back().name);
         }
       }

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,8 +75,10 @@ class native_side {
   virtual device_variant empty_stages(std::size_t count, int stages) = 0;
   /// The same with each launch flushed, as a runtime must that cannot know whether another launch
   /// follows (troupe flushes each one), where the API has a flush (OpenCL): native-<api>-flush.
-  /// Unnamed (not run) elsewhere.
-  virtual device_variant flushed_empty_stages(std::size_t, int) { return {}; }
+  /// None elsewhere.
+  virtual std::optional<device_variant> flushed_empty_stages(std::size_t, int) {
+    return std::nullopt;
+  }
 };
 
 /// The native side of a device (`ordinal`-th of its backend); null with `why` set when it cannot

@@ -123,7 +123,7 @@ class opencl_side final : public native_side {
     return guarded("native-opencl", [&] { return launches_of_empty(count, stages, false); });
   }
 
-  device_variant flushed_empty_stages(std::size_t count, int stages) override {
+  std::optional<device_variant> flushed_empty_stages(std::size_t count, int stages) override {
     return guarded("native-opencl-flush", [&] { return launches_of_empty(count, stages, true); });
   }
 
