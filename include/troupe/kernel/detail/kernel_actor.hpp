@@ -479,7 +479,23 @@ class kernel_actor final : public kernel_actor_base {
     }
   }
 
-  /// The response element of position P, as a tuple of zero or one future.
+  /// A mem_ref output: there at once, so it needs no future of its own.
+  template <class T>
+  struct ready_output {
+    T value;
+    bool is_ready() const noexcept { return true; }
+    T get() { return std::move(value); }
+  };
+  template <class T>
+  static future<T> as_future(ready_output<T>&& output) {
+    return make_ready_future(std::move(output.value));
+  }
+  template <class T>
+  static future<T> as_future(future<T>&& output) {
+    return std::move(output);
+  }
+
+  /// The response element of position P, as a tuple of zero or one output.
   template <std::size_t P, class Argument>
   auto result(Argument& argument, const shared_future<void>& done, request_memory& memory) {
     using tag = std::tuple_element_t<P, std::tuple<Tags...>>;
@@ -487,7 +503,7 @@ class kernel_actor final : public kernel_actor_base {
     if constexpr (std::is_same_v<output, none>) {
       return std::tuple<>{};
     } else if constexpr (is_mem_ref_v<output>) {
-      return std::tuple{make_ready_future(output{argument.memory, argument.count, done})};
+      return std::tuple{ready_output<output>{output{argument.memory, argument.count, done}}};
     } else {
       using T = typename output::value_type;
       const std::size_t count = argument.count;
@@ -503,32 +519,40 @@ class kernel_actor final : public kernel_actor_base {
     }
   }
 
-  /// Delivers the outputs once every one is there (at once when all are mem_refs).
-  template <class... Futures>
-  void respond(std::tuple<Futures...> results, response_promise& promise) {
-    // Runs on the completion path: the handle keeps the actor (its mapping) alive until then.
-    auto deliver = [this, actor = self(), promise](std::tuple<Futures...>& ready) mutable {
-      try {
-        auto values = std::apply([](auto&... f) { return std::tuple{f.get()...}; }, ready);
-        deliver_outputs(output_map_, std::move(values), promise);
-      } catch (const error& e) {
-        promise.deliver(error{e.code(), label() + ": " + e.what()});
-      } catch (const std::exception& e) {
-        promise.deliver(error{errc::runtime_error, label() + ": " + e.what()});
-      }
-    };
-    const bool all_ready = std::apply([](auto&... f) { return (f.is_ready() && ...); }, results);
-    if constexpr (sizeof...(Futures) > 0) {
+  /// Delivers the outputs once every one is there: at once when all are (mem_refs), else from
+  /// the completion path.
+  template <class... Outputs>
+  void respond(std::tuple<Outputs...> results, response_promise& promise) {
+    const bool all_ready = std::apply([](auto&... r) { return (r.is_ready() && ...); }, results);
+    if constexpr (sizeof...(Outputs) > 0) {
       if (!all_ready) {
-        std::apply([](auto&&... f) { return when_all(std::move(f)...); }, std::move(results))
-            .then(inline_execution, [deliver](future<std::tuple<Futures...>> all) mutable {
-              auto ready = all.get();
-              deliver(ready);
-            });
+        // The handle keeps the actor (its mapping) alive until the outputs are there.
+        std::apply([](auto&&... r) { return when_all(as_future(std::move(r))...); },
+                   std::move(results))
+            .then(inline_execution,
+                  [this, actor = self(),
+                   promise](future<std::tuple<decltype(as_future(std::declval<Outputs>()))...>>
+                                all) mutable {
+                    auto ready = all.get();
+                    deliver_ready(ready, promise);
+                  });
         return;
       }
     }
-    deliver(results);
+    deliver_ready(results, promise);
+  }
+
+  /// Delivers outputs that are all there (values, or the errors of failed reads).
+  template <class... Ready>
+  void deliver_ready(std::tuple<Ready...>& ready, response_promise& promise) {
+    try {
+      auto values = std::apply([](auto&... r) { return std::tuple{r.get()...}; }, ready);
+      deliver_outputs(output_map_, std::move(values), promise);
+    } catch (const error& e) {
+      promise.deliver(error{e.code(), label() + ": " + e.what()});
+    } catch (const std::exception& e) {
+      promise.deliver(error{errc::runtime_error, label() + ": " + e.what()});
+    }
   }
 
   nd_range default_range_;
