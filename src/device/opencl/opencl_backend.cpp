@@ -2,6 +2,7 @@
 // device. Commands are flushed as they are enqueued, so polling sees progress. A GPU's copies
 // from and to pageable memory go through pinned blocks (opencl_staging.hpp).
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -194,7 +195,8 @@ class opencl_host_memory final : public backend_host_memory {
 };
 
 /// A kernel's cl_kernel objects: one per concurrent launch, so that setting arguments and
-/// enqueueing never races and never serialises launches on different queues.
+/// enqueueing never races and never serialises launches on different queues. One spare sits
+/// in an atomic slot, so that launches one at a time take no lock.
 class opencl_kernel final : public backend_kernel {
  public:
   opencl_kernel(cl_program program, context_ptr context)
@@ -202,11 +204,13 @@ class opencl_kernel final : public backend_kernel {
     clRetainProgram(program_);
   }
   ~opencl_kernel() override {
+    if (auto k = spare_.load(std::memory_order_relaxed)) clReleaseKernel(k);
     for (auto k : idle_) clReleaseKernel(k);
     clReleaseProgram(program_);
   }
 
   cl_kernel take() {
+    if (auto k = spare_.exchange(nullptr, std::memory_order_acquire)) return k;
     {
       std::lock_guard guard{mutex_};
       if (!idle_.empty()) {
@@ -221,6 +225,10 @@ class opencl_kernel final : public backend_kernel {
     return k;
   }
   void give_back(cl_kernel k) {
+    cl_kernel empty = nullptr;
+    if (spare_.compare_exchange_strong(empty, k, std::memory_order_release,
+                                       std::memory_order_relaxed))
+      return;
     std::lock_guard guard{mutex_};
     idle_.push_back(k);
   }
@@ -228,6 +236,7 @@ class opencl_kernel final : public backend_kernel {
  private:
   cl_program program_;
   context_ptr context_;
+  std::atomic<cl_kernel> spare_{nullptr};
   std::mutex mutex_;
   std::vector<cl_kernel> idle_;
 };
