@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "kernel/kernel_bench.hpp"
+#include "troupe/core/detail/stage_trace.hpp"
 
 namespace troupe::bench::kernel_bench {
 
@@ -31,6 +32,7 @@ std::unique_ptr<native_side> open_cuda_side(int ordinal, std::string& why);
 namespace {
 
 using namespace troupe::kernel;
+namespace stage_trace = troupe::detail::stage_trace;
 
 constexpr std::string_view suite = "kernel";
 
@@ -251,8 +253,10 @@ void run_empty_stage(device_bench& bench, actor_system& system,
         // native_side::empty_stages).
         variant.prepare = [warm, data] { request<mem_ref<float>>(warm, data).get().ready().get(); };
         // Done when the last stage's kernel has run (its mem_ref is ready).
-        variant.run = [pipeline, data] {
+        variant.run = [pipeline, data, stages] {
+          stage_trace::record(stage_trace::point::run_begin, static_cast<unsigned>(stages));
           request<mem_ref<float>>(pipeline, data).get().ready().get();
+          stage_trace::record(stage_trace::point::waiter_done);
         };
         variant.check = [] { return std::string{}; };  // a failed stage throws in run
         return variant;
@@ -336,6 +340,7 @@ int main(int argc, char** argv) {
     std::vector<int> iteration_counts;           // empty: 1000 on a GPU
     std::vector<std::size_t> wah_rows;           // column sizes; empty: 10k to 20M
     std::string only_backend;                    // "opencl" or "cuda"; empty: both
+    std::string trace_file;                      // where --trace writes; empty: no trace
     split_selection mandelbrot_splits = parse_split_selection("");  // all, unless --shares
     using troupe::bench::detail::parse_count;
     // This suite's options that take a value; the others go on to parse_options.
@@ -364,6 +369,14 @@ int main(int argc, char** argv) {
            mandelbrot_images.push_back(v);
          }},
         {"--shares", [&](const std::string& v) { mandelbrot_splits = parse_split_selection(v); }},
+        {"--trace",
+         [&](const std::string& v) {
+           if (!stage_trace::enabled)
+             throw usage_error(
+                 "--trace: this build records no stage trace; configure it with "
+                 "-DTROUPE_STAGE_TRACE=ON");
+           trace_file = v;
+         }},
     };
     for (std::size_t i = 0; i < arguments.size();) {
       const auto at = arguments.begin() + static_cast<std::ptrdiff_t>(i);
@@ -395,7 +408,9 @@ int main(int argc, char** argv) {
                 << "  --mandelbrot WxHxI  only this image (width x height x iterations); "
                    "repeatable\n"
                 << "  --shares LIST  only these Mandelbrot splits: offloaded percents (0, 10, "
-                   "..., 100) and 'auto', separated by commas\n";
+                   "..., 100) and 'auto', separated by commas\n"
+                << "  --trace FILE   write the stage trace to FILE (a build with "
+                   "-DTROUPE_STAGE_TRACE=ON; see stage_trace.py)\n";
       return 0;
     }
     config.threads = static_cast<std::size_t>(settings.threads);
@@ -421,6 +436,7 @@ int main(int argc, char** argv) {
       run_wah_build(bench, system, under_test.device, under_test.label(), under_test.gpu(),
                     wah_rows);
     }
+    if (!trace_file.empty()) stage_trace::write(trace_file.c_str());
     return bench.finish();
   } catch (const usage_error& error) {
     std::cerr << "bench-kernel: " << error.what() << "\n\n" << usage(suite);

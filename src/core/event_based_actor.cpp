@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "troupe/core/actor_system.hpp"
+#include "troupe/core/detail/stage_trace.hpp"
 
 namespace troupe {
 
@@ -218,6 +219,7 @@ bool event_based_actor::has_work_left() const noexcept {
 }
 
 void event_based_actor::process(mailbox_element& element) {
+  detail::stage_trace::record(detail::stage_trace::point::message_taken);
   current_ = &element;
   answered_ = false;
   try {
@@ -238,6 +240,7 @@ void event_based_actor::process(mailbox_element& element) {
     fail_current("a non-standard exception");
   }
   current_ = nullptr;
+  detail::stage_trace::record(detail::stage_trace::point::message_done);
 }
 
 void event_based_actor::fail_current(const std::string& what) {

@@ -6,6 +6,7 @@
 #include "completion_queue.hpp"
 #include "device_manager.hpp"
 #include "issue_command.hpp"
+#include "troupe/core/detail/stage_trace.hpp"
 #include "troupe/device/detail/device_state.hpp"
 
 namespace troupe::detail {
@@ -128,6 +129,7 @@ void queue_state::submit(command cmd, const dependency_list& deps,
     return result->fail(make_error(
         errc::no_state, cmd.who() + ": after() got a future without a state (moved from, or "
                                     "consumed by get() or then())"));
+  stage_trace::record(stage_trace::point::command_submitted);
   intrusive_ptr<pending> op{new pending, adopt_ref};
   op->cmd = std::move(cmd);
   op->result = std::move(result);
@@ -336,8 +338,10 @@ void queue_state::issue(pending& op) noexcept {
     op.marker->start_issue();
     const bool own_event = op.cmd.what != command::kind::launch || op.marker->wanted() ||
                            uncovered_.size() + 1 >= most_uncovered;
+    stage_trace::record(stage_trace::point::command_issuing);
     event_ptr event = issue_command(*device_, *backend_, op.cmd, waits,
                                     own_event ? launch_event::own : launch_event::none);
+    stage_trace::record(stage_trace::point::command_enqueued);
     if (!event && own_event) {  // nothing to do on the device (an empty range)
       op.ended_at_issue = true;
       return;

@@ -8,6 +8,7 @@
 #include "device/cuda/cuda_launch.hpp"
 #include "device/cuda/cuda_memory.hpp"
 #include "device/cuda/cuda_program.hpp"
+#include "troupe/core/detail/stage_trace.hpp"
 
 namespace troupe::detail {
 namespace {
@@ -253,6 +254,7 @@ event_ptr cuda_queue::launch(backend_kernel& kernel, const launch_shape& shape,
   auto enqueue_kernel = [&](CUstream stream) {
     if (geometry.empty) return;
     cuda.allow_shared_bytes(shape.shared_bytes);
+    stage_trace::record(stage_trace::point::driver_call);
     const CUresult result = driver.cuLaunchKernel(
         cuda.function(), geometry.grid[0], geometry.grid[1], geometry.grid[2], geometry.block[0],
         geometry.block[1], geometry.block[2], static_cast<unsigned>(shape.shared_bytes), stream,

@@ -15,6 +15,7 @@
 #include "../backend.hpp"
 #include "opencl_errors.hpp"
 #include "opencl_staging.hpp"
+#include "troupe/core/detail/stage_trace.hpp"
 
 namespace troupe::detail {
 
@@ -437,6 +438,7 @@ class opencl_queue final : public backend_queue {
                                                 std::to_string(i) +
                                                 " was refused: " + opencl_error_name(status));
     }
+    stage_trace::record(stage_trace::point::driver_call);
     bool has_offset = shape.offset[0] + shape.offset[1] + shape.offset[2] != 0;
     bool has_local = shape.local[0] != 0;
     return enqueue(
@@ -494,6 +496,7 @@ class opencl_queue final : public backend_queue {
     event_ptr result;
     if (done != nullptr)
       result = event_ptr{new opencl_event(done, context_, std::move(staged)), adopt_ref};
+    stage_trace::record(stage_trace::point::driver_flush);
     clFlush(queue_);
     return result;
   }

@@ -17,6 +17,7 @@
 
 #include "troupe/async/when_all.hpp"
 #include "troupe/core/actor_system.hpp"
+#include "troupe/core/detail/stage_trace.hpp"
 #include "troupe/core/event_based_actor.hpp"
 #include "troupe/core/request.hpp"
 #include "troupe/device/device.hpp"
@@ -26,6 +27,8 @@
 #include "troupe/kernel/detail/signature_traits.hpp"
 
 namespace troupe::kernel::detail {
+
+namespace trace = troupe::detail::stage_trace;
 
 /// Sent by a kernel actor to itself once its programs are compiled (or failed to).
 struct programs_ready {};
@@ -271,6 +274,7 @@ class kernel_actor final : public kernel_actor_base {
   }
 
   void run(input_tuple& inputs, const nd_range& range, response_promise& promise) {
+    trace::record(trace::point::request_run);
     if (range.problem() != nullptr) {
       throw error{errc::invalid_argument,
                   label() + ": the nd_range is malformed: " + std::string{range.problem()}};
@@ -299,6 +303,7 @@ class kernel_actor final : public kernel_actor_base {
       if (slot.last_launch.valid()) deps.order_after(slot.last_launch);
       // Per position, what the launch gets (a buffer, local memory or a scalar).
       arguments.emplace(prepare_all(inputs, shape, slot, memory, deps));
+      trace::record(trace::point::launch_called);
       future<void> launched = std::apply(
           [&](auto&... args) {
             return memory.queue.launch(prog, kernel_name_, range, deps,
@@ -339,7 +344,9 @@ class kernel_actor final : public kernel_actor_base {
       return std::tuple_cat(result<Ps>(std::get<Ps>(*arguments), done, memory)...);
     }
     (std::make_index_sequence<positions>{});
+    trace::record(trace::point::responding);
     respond(std::move(results), promise);
+    trace::record(trace::point::responded);
   }
 
   /// The queue a request runs on: the actor's own, unless a mem_ref input is being produced by

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Where a pipeline stage's time goes, from bench-kernel --trace files.
+
+A build configured with -DTROUPE_STAGE_TRACE=ON records timestamps at the points of
+include/troupe/core/detail/stage_trace.hpp. For each file, this prints the timed runs of the
+troupe empty-stage pipeline of the given length (the first run, a warm-up, is left out) and,
+for each step between two points on one thread, its median and its mean share of a stage.
+
+  bench-kernel --gpus-only --only empty_stage --trace trace.txt
+  bench/kernel/stage_trace.py trace.txt
+"""
+import argparse
+import collections
+import statistics
+import sys
+
+NAMES = {
+    1: "message taken", 2: "request run", 3: "launch called", 4: "command submitted",
+    5: "command issuing", 6: "driver call", 7: "driver flush", 8: "command enqueued",
+    9: "responding", 10: "responded", 11: "message done", 12: "waiter done",
+}
+RUN_BEGIN, WAITER_DONE = 100, 12
+
+
+def runs_of(path, stages):
+    """The records of each run of `stages` stages: from its run_begin to its waiter_done."""
+    runs, current = [], None
+    with open(path) as lines:
+        for line in lines:
+            if line.startswith("#"):
+                sys.exit(f"{path}: {line.strip()[2:]}; trace fewer runs")
+            point, thread, ns = map(int, line.split())
+            if point >= RUN_BEGIN:
+                current = [] if point - RUN_BEGIN == stages else None
+                if current is not None:
+                    runs.append(current)
+                    current.append((point, thread, ns))
+            elif current is not None:
+                current.append((point, thread, ns))
+                if point == WAITER_DONE:
+                    current = None  # what follows (the next run's warm-up launch) is not timed
+    return [run for run in runs if run[-1][0] == WAITER_DONE]
+
+
+def report(path, stages):
+    runs = runs_of(path, stages)[1:]
+    if not runs:
+        sys.exit(f"{path}: no complete run of {stages} stages")
+    per_stage = [(run[-1][2] - run[0][2]) / stages / 1000 for run in runs]
+    steps = collections.defaultdict(list)
+    for run in runs:
+        by_thread = collections.defaultdict(list)
+        for record in run[1:-1]:
+            by_thread[record[1]].append(record)
+        for records in by_thread.values():
+            for a, b in zip(records, records[1:]):
+                steps[(a[0], b[0])].append((b[2] - a[2]) / 1000)
+    print(f"{path}: {len(runs)} timed runs of {stages} stages; microseconds per stage: median "
+          f"{statistics.median(per_stage):.2f}, min {min(per_stage):.2f}, "
+          f"max {max(per_stage):.2f}")
+    print(f"  {'step':<42} {'count':>6} {'median':>7} {'per stage':>9}")
+    for (a, b), times in sorted(steps.items(), key=lambda item: -sum(item[1])):
+        step = f"{NAMES.get(a, a)} -> {NAMES.get(b, b)}"
+        share = sum(times) / len(runs) / stages
+        print(f"  {step:<42} {len(times):6d} {statistics.median(times):7.2f} {share:9.2f}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("files", nargs="+", help="files written by bench-kernel --trace")
+    parser.add_argument("--stages", type=int, default=20, help="pipeline length (default 20)")
+    args = parser.parse_args()
+    for path in args.files:
+        report(path, args.stages)
+
+
+if __name__ == "__main__":
+    main()

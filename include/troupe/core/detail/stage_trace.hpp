@@ -1,0 +1,39 @@
+#pragma once
+
+#include <cstdint>
+
+/// Timestamps along a request's path through a kernel actor, to see where a pipeline stage's
+/// time goes (bench-kernel --trace). They are compiled in only with the CMake option
+/// TROUPE_STAGE_TRACE, a diagnostic build; otherwise record() is empty and costs nothing.
+namespace troupe::detail::stage_trace {
+
+/// The points, in the order one stage passes them. bench/kernel/stage_trace.py knows the names.
+enum class point : std::uint16_t {
+  message_taken = 1,  // an actor starts on a message
+  request_run,        // a kernel actor starts on a request
+  launch_called,      // its arguments are ready; the launch is submitted
+  command_submitted,  // the queue takes the command
+  command_issuing,    // the queue issues it
+  driver_call,        // the backend calls the driver's launch
+  driver_flush,       // OpenCL: the launch is enqueued; the flush follows
+  command_enqueued,   // the driver's calls returned
+  responding,         // the kernel actor responds
+  responded,          // the response is on its way
+  message_done,       // the actor is done with the message
+  waiter_done,        // the thread that waited for the pipeline has its result
+  run_begin = 100,    // a timed run begins: run_begin + stages
+};
+
+#ifdef TROUPE_STAGE_TRACE
+inline constexpr bool enabled = true;
+/// Records `p` with the time and the calling thread (lock-free; the first 2^21 records).
+void record(point p, unsigned extra = 0) noexcept;
+/// Writes the records to `path`, one "point thread nanoseconds" line each.
+void write(const char* path);
+#else
+inline constexpr bool enabled = false;
+inline void record(point, unsigned = 0) noexcept {}
+inline void write(const char*) {}
+#endif
+
+}  // namespace troupe::detail::stage_trace
