@@ -197,7 +197,9 @@ void run_iterations(device_bench& bench, actor_system& system, const target& und
     device_variant variant;
     variant.prepare = [result] { *result = std::vector<float>{}; };  // freed untimed
     variant.run = [driver, result, iterations] {
+      stage_trace::record(stage_trace::point::run_begin);  // stage_trace.py --stages 0
       *result = request<std::vector<float>>(driver, iterations).get();
+      stage_trace::record(stage_trace::point::waiter_done);
     };
     variant.check = [result, a, b, n] {
       if (result->size() != n * n) return std::string{"wrong result size"};

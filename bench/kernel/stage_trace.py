@@ -5,9 +5,13 @@ A build configured with -DTROUPE_STAGE_TRACE=ON records timestamps at the points
 include/troupe/core/detail/stage_trace.hpp. For each file, this prints the timed runs of the
 troupe empty-stage pipeline of the given length (the first run, a warm-up, is left out) and,
 for each step between two points on one thread, its median and its mean share of a stage.
+`--stages 0` reads the runs of the iterated multiplies instead; `--per` then says how many
+multiplies a run has.
 
   bench-kernel --gpus-only --only empty_stage --trace trace.txt
   bench/kernel/stage_trace.py trace.txt
+  bench-kernel --gpus-only --only matmul_iterated --trace iterated.txt
+  bench/kernel/stage_trace.py --stages 0 --per 1000 iterated.txt
 """
 import argparse
 import collections
@@ -18,6 +22,8 @@ NAMES = {
     1: "message taken", 2: "request run", 3: "launch called", 4: "command submitted",
     5: "command issuing", 6: "driver call", 7: "driver flush", 8: "command enqueued",
     9: "responding", 10: "responded", 11: "message done", 12: "waiter done",
+    13: "chunk arrived", 14: "chunk copied", 15: "command done", 16: "command completing",
+    17: "command completed",
 }
 RUN_BEGIN, WAITER_DONE = 100, 12
 
@@ -42,11 +48,11 @@ def runs_of(path, stages):
     return [run for run in runs if run[-1][0] == WAITER_DONE]
 
 
-def report(path, stages):
+def report(path, stages, per):
     runs = runs_of(path, stages)[1:]
     if not runs:
         sys.exit(f"{path}: no complete run of {stages} stages")
-    per_stage = [(run[-1][2] - run[0][2]) / stages / 1000 for run in runs]
+    per_stage = [(run[-1][2] - run[0][2]) / per / 1000 for run in runs]
     steps = collections.defaultdict(list)
     for run in runs:
         by_thread = collections.defaultdict(list)
@@ -55,23 +61,26 @@ def report(path, stages):
         for records in by_thread.values():
             for a, b in zip(records, records[1:]):
                 steps[(a[0], b[0])].append((b[2] - a[2]) / 1000)
-    print(f"{path}: {len(runs)} timed runs of {stages} stages; microseconds per stage: median "
+    what, unit = (f"{stages} stages", "stage") if stages else ("iterated multiplies", "multiply")
+    print(f"{path}: {len(runs)} timed runs of {what}; microseconds per {unit}: median "
           f"{statistics.median(per_stage):.2f}, min {min(per_stage):.2f}, "
           f"max {max(per_stage):.2f}")
-    print(f"  {'step':<42} {'count':>6} {'median':>7} {'per stage':>9}")
+    print(f"  {'step':<42} {'count':>7} {'median':>7} {'per ' + unit:>12}")
     for (a, b), times in sorted(steps.items(), key=lambda item: -sum(item[1])):
         step = f"{NAMES.get(a, a)} -> {NAMES.get(b, b)}"
-        share = sum(times) / len(runs) / stages
-        print(f"  {step:<42} {len(times):6d} {statistics.median(times):7.2f} {share:9.2f}")
+        share = sum(times) / len(runs) / per
+        print(f"  {step:<42} {len(times):7d} {statistics.median(times):7.2f} {share:12.2f}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("files", nargs="+", help="files written by bench-kernel --trace")
-    parser.add_argument("--stages", type=int, default=20, help="pipeline length (default 20)")
+    parser.add_argument("--stages", type=int, default=20,
+                        help="pipeline length (default 20); 0: the iterated multiplies")
+    parser.add_argument("--per", type=int, help="divide each run by this (default: --stages)")
     args = parser.parse_args()
     for path in args.files:
-        report(path, args.stages)
+        report(path, args.stages, args.per or args.stages or 1)
 
 
 if __name__ == "__main__":

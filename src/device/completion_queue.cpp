@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "troupe/core/detail/stage_trace.hpp"
 #include "troupe/core/detail/thread_name.hpp"
 
 namespace troupe::detail {
@@ -98,12 +99,15 @@ void completion_queue::stop() {
 bool completion_queue::try_finish(entry& e) noexcept {
   try {
     if (!e.event->query()) return false;
+    stage_trace::record(stage_trace::point::command_done);
     e.event->finish();
   } catch (...) {
     e.result->fail(std::current_exception());
     return true;
   }
+  stage_trace::record(stage_trace::point::command_completing);
   e.result->complete();
+  stage_trace::record(stage_trace::point::command_completed);
   return true;
 }
 

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstring>
 
+#include "troupe/core/detail/stage_trace.hpp"
+
 namespace troupe::detail {
 namespace {
 
@@ -109,8 +111,10 @@ void cuda_event::copy_arrived_chunks() {
     const CUresult result = context.driver().cuEventQuery(s.chunk_events[s.chunks_copied]);
     if (result == CUDA_ERROR_NOT_READY) return;
     if (result != CUDA_SUCCESS) context.fail(result, "cuEventQuery");
+    stage_trace::record(stage_trace::point::chunk_arrived);
     s.pool->copy(static_cast<std::byte*>(s.read_destination) + at,
                  static_cast<const std::byte*>(s.block.data) + at, length);
+    stage_trace::record(stage_trace::point::chunk_copied);
     ++s.chunks_copied;
   }
 }

@@ -7,21 +7,27 @@
 /// TROUPE_STAGE_TRACE, a diagnostic build; otherwise record() is empty and costs nothing.
 namespace troupe::detail::stage_trace {
 
-/// The points, in the order one stage passes them. bench/kernel/stage_trace.py knows the names.
+/// The points, in the order one stage passes them, then those of the completion thread.
+/// bench/kernel/stage_trace.py knows the names.
 enum class point : std::uint16_t {
-  message_taken = 1,  // an actor starts on a message
-  request_run,        // a kernel actor starts on a request
-  launch_called,      // its arguments are ready; the launch is submitted
-  command_submitted,  // the queue takes the command
-  command_issuing,    // the queue issues it
-  driver_call,        // the backend calls the driver's launch
-  driver_flush,       // OpenCL: the launch is enqueued; the flush follows
-  command_enqueued,   // the driver's calls returned
-  responding,         // the kernel actor responds
-  responded,          // the response is on its way
-  message_done,       // the actor is done with the message
-  waiter_done,        // the thread that waited for the pipeline has its result
-  run_begin = 100,    // a timed run begins: run_begin + stages
+  message_taken = 1,   // an actor starts on a message
+  request_run,         // a kernel actor starts on a request
+  launch_called,       // its arguments are ready; the launch is submitted
+  command_submitted,   // the queue takes the command
+  command_issuing,     // the queue issues it
+  driver_call,         // the backend calls the driver's launch
+  driver_flush,        // OpenCL: the launch is enqueued; the flush follows
+  command_enqueued,    // the driver's calls returned
+  responding,          // the kernel actor responds
+  responded,           // the response is on its way
+  message_done,        // the actor is done with the message
+  waiter_done,         // the thread that waited for the pipeline has its result
+  chunk_arrived,       // the completion thread copies a staged read's chunk out of its block
+  chunk_copied,        // and is done with it
+  command_done,        // the completion thread sees a command's event complete
+  command_completing,  // its host work is done (the rest of a staged read copied out)
+  command_completed,   // its future and what waited on it were told
+  run_begin = 100,     // a timed run begins: run_begin + stages
 };
 
 #ifdef TROUPE_STAGE_TRACE
