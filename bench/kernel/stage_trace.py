@@ -18,38 +18,46 @@ import collections
 import statistics
 import sys
 
-NAMES = {
-    1: "message taken", 2: "request run", 3: "launch called", 4: "command submitted",
-    5: "command issuing", 6: "driver call", 7: "driver flush", 8: "command enqueued",
-    9: "responding", 10: "responded", 11: "message done", 12: "waiter done",
-    13: "chunk arrived", 14: "chunk copied", 15: "command done", 16: "command completing",
-    17: "command completed",
-}
-RUN_BEGIN, WAITER_DONE = 100, 12
 
-
-def runs_of(path, stages):
-    """The records of each run of `stages` stages: from its run_begin to its waiter_done."""
-    runs, current = [], None
+def read_trace(path):
+    """The point names the trace declares (its "# point N name" lines) and its records."""
+    names, records = {}, []
     with open(path) as lines:
         for line in lines:
-            if line.startswith("#"):
-                sys.exit(f"{path}: {line.strip()[2:]}; trace fewer runs")
-            point, thread, ns = map(int, line.split())
-            if point >= RUN_BEGIN:
-                current = [] if point - RUN_BEGIN == stages else None
-                if current is not None:
-                    runs.append(current)
-                    current.append((point, thread, ns))
-            elif current is not None:
+            if line.startswith("# point "):
+                number, name = line[len("# point "):].rstrip("\n").split(" ", 1)
+                names[int(number)] = name
+            elif line.startswith("# lost "):
+                sys.exit(f"{path}: {line[2:].strip()}; trace fewer runs")
+            else:
+                records.append(tuple(map(int, line.split())))
+    for needed in ("run begin", "waiter done"):
+        if needed not in names.values():
+            sys.exit(f"{path}: no '# point' line names '{needed}'; not a bench-kernel --trace file")
+    return names, records
+
+
+def runs_of(names, records, stages):
+    """The records of each run of `stages` stages: from its run begin to its waiter done."""
+    number = {name: point for point, name in names.items()}
+    run_begin, waiter_done = number["run begin"], number["waiter done"]
+    runs, current = [], None
+    for point, thread, ns in records:
+        if point >= run_begin:
+            current = [] if point - run_begin == stages else None
+            if current is not None:
+                runs.append(current)
                 current.append((point, thread, ns))
-                if point == WAITER_DONE:
-                    current = None  # what follows (the next run's warm-up launch) is not timed
-    return [run for run in runs if run[-1][0] == WAITER_DONE]
+        elif current is not None:
+            current.append((point, thread, ns))
+            if point == waiter_done:
+                current = None  # what follows (the next run's warm-up launch) is not timed
+    return [run for run in runs if run[-1][0] == waiter_done]
 
 
 def report(path, stages, per):
-    runs = runs_of(path, stages)[1:]
+    names, records = read_trace(path)
+    runs = runs_of(names, records, stages)[1:]
     if not runs:
         sys.exit(f"{path}: no complete run of {stages} stages")
     per_stage = [(run[-1][2] - run[0][2]) / per / 1000 for run in runs]
@@ -67,7 +75,7 @@ def report(path, stages, per):
           f"max {max(per_stage):.2f}")
     print(f"  {'step':<42} {'count':>7} {'median':>7} {'per ' + unit:>12}")
     for (a, b), times in sorted(steps.items(), key=lambda item: -sum(item[1])):
-        step = f"{NAMES.get(a, a)} -> {NAMES.get(b, b)}"
+        step = f"{names.get(a, a)} -> {names.get(b, b)}"
         share = sum(times) / len(runs) / per
         print(f"  {step:<42} {len(times):7d} {statistics.median(times):7.2f} {share:12.2f}")
 

@@ -8,7 +8,7 @@
 namespace troupe::detail::stage_trace {
 
 /// The points, in the order one stage passes them, then those of the completion thread.
-/// bench/kernel/stage_trace.py knows the names.
+/// write() puts their names into each trace, for bench/kernel/stage_trace.py.
 enum class point : std::uint16_t {
   message_taken = 1,   // an actor starts on a message
   request_run,         // a kernel actor starts on a request
