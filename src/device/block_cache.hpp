@@ -2,8 +2,8 @@
 
 // Memory given back, kept for the next request of the same size. A backend's allocations cost
 // far more than reuse: on an H200, cuMemAlloc and cuMemFree take 40-60 us each, and pinning a
-// staging block costs more than the copy it serves. The CUDA device memory and both backends'
-// staging blocks are kept in one of these.
+// staging block costs more than the copy it serves. Both backends' device memory and staging
+// blocks are kept in one of these.
 
 #include <cstddef>
 #include <cstdint>

@@ -179,7 +179,7 @@ TEST_P(buffer_test, allocating_more_than_the_device_has_fails_clearly) {
 }
 
 TEST_P(buffer_test, memory_given_back_is_handed_out_again_but_never_twice) {
-  // Buffers of one size, freed and allocated again (a CUDA device keeps freed memory for reuse):
+  // Buffers of one size, freed and allocated again (a device keeps freed memory for reuse):
   // each live buffer has memory of its own, and holds what was written to it.
   const std::size_t n = 1 << 16;
   for (int round = 0; round < 8; ++round) {

@@ -1,8 +1,10 @@
 // The OpenCL backend, through the ICD loader: one context and any number of in-order queues per
 // device. Commands are flushed as they are enqueued, so polling sees progress. A GPU's copies
-// from and to pageable memory go through pinned blocks (opencl_staging.hpp).
+// from and to pageable memory go through pinned blocks (opencl_staging.hpp). Freed device memory
+// is kept for reuse (opencl_memory.hpp).
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -14,6 +16,7 @@
 
 #include "../backend.hpp"
 #include "opencl_errors.hpp"
+#include "opencl_memory.hpp"
 #include "opencl_staging.hpp"
 #include "troupe/core/detail/stage_trace.hpp"
 
@@ -163,16 +166,6 @@ class opencl_event final : public backend_event {
   cl_event event_;
   context_ptr context_;
   opencl_staged_copy staged_;
-};
-
-class opencl_memory final : public backend_memory {
- public:
-  opencl_memory(cl_mem handle, context_ptr context) : mem(handle), context_(std::move(context)) {}
-  ~opencl_memory() override { clReleaseMemObject(mem); }
-  cl_mem mem;
-
- private:
-  context_ptr context_;
 };
 
 class opencl_host_memory final : public backend_host_memory {
@@ -345,8 +338,12 @@ class opencl_program final : public backend_program {
 class opencl_queue final : public backend_queue {
  public:
   /// `staging`: where pageable copies go through, or null to hand them to the driver.
-  opencl_queue(cl_command_queue queue, context_ptr context, std::shared_ptr<opencl_staging> staging)
-      : queue_(queue), context_(std::move(context)), staging_(std::move(staging)) {}
+  opencl_queue(cl_command_queue queue, context_ptr context,
+               std::shared_ptr<opencl_memory_pool> memory, std::shared_ptr<opencl_staging> staging)
+      : queue_(queue),
+        context_(std::move(context)),
+        memory_(std::move(memory)),
+        staging_(std::move(staging)) {}
   ~opencl_queue() override {
     clFinish(queue_);  // commands still hold our memory; the frontend holds their events
     clReleaseCommandQueue(queue_);
@@ -490,9 +487,10 @@ class opencl_queue final : public backend_queue {
                     launch_event marking = launch_event::own) {
     const std::vector<cl_event> events = handles(wait);
     cl_event done = nullptr;
-    check_opencl(op(static_cast<cl_uint>(events.size()), events.empty() ? nullptr : events.data(),
-                    marking == launch_event::own ? &done : nullptr),
-                 call, context_->name);
+    memory_->check_enqueue(
+        op(static_cast<cl_uint>(events.size()), events.empty() ? nullptr : events.data(),
+           marking == launch_event::own ? &done : nullptr),
+        call);
     event_ptr result;
     if (done != nullptr)
       result = event_ptr{new opencl_event(done, context_, std::move(staged)), adopt_ref};
@@ -522,7 +520,7 @@ class opencl_queue final : public backend_queue {
       if (status != CL_SUCCESS) {
         clFinish(queue_);  // chunks enqueued before still read the block
         staging_->give_back(staged.block);
-        check_opencl(status, "clEnqueueWriteBuffer", context_->name);
+        memory_->check_enqueue(status, "clEnqueueWriteBuffer");
       }
       clFlush(queue_);
     }
@@ -531,6 +529,7 @@ class opencl_queue final : public backend_queue {
 
   cl_command_queue queue_;
   context_ptr context_;
+  std::shared_ptr<opencl_memory_pool> memory_;  // told when the device is out of memory
   std::shared_ptr<opencl_staging> staging_;
 };
 
@@ -551,7 +550,6 @@ class opencl_device final : public backend_device {
     info.compute_units = device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS);
     info.max_work_group_size = device_value<std::size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
     info.opencl_version = parse_version(device_string(id, CL_DEVICE_VERSION));
-    max_allocation_ = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
     identity_ = "opencl|" + platform_string(platform, CL_PLATFORM_NAME) + "|" + info.name + "|" +
                 info.driver + "|" + device_string(id, CL_DEVICE_VERSION);
     context_->device = id;
@@ -559,18 +557,15 @@ class opencl_device final : public backend_device {
     cl_int status = CL_SUCCESS;
     context_->context = clCreateContext(nullptr, 1, &id, nullptr, nullptr, &status);
     check_opencl(status, "clCreateContext", info.name);
+    // As for CUDA: a sixteenth of the device, at most 1 GiB.
+    const std::uint64_t limit = std::min<std::uint64_t>(info.global_memory / 16, 1u << 30);
+    memory_ = std::make_shared<opencl_memory_pool>(
+        context_, static_cast<std::size_t>(limit),
+        static_cast<std::size_t>(device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE)));
   }
 
   std::unique_ptr<backend_memory> allocate(std::size_t bytes) override {
-    if (bytes > max_allocation_)
-      throw error(errc::out_of_device_memory, "allocating " + std::to_string(bytes) +
-                                                  " bytes on device '" + info.name +
-                                                  "': more than its largest allocation, " +
-                                                  std::to_string(max_allocation_) + " bytes");
-    cl_int status = CL_SUCCESS;
-    cl_mem m = clCreateBuffer(context_->context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
-    check_opencl(status, "clCreateBuffer", info.name);
-    return std::make_unique<opencl_memory>(m, context_);
+    return std::make_unique<opencl_memory>(memory_, bytes);
   }
 
   std::unique_ptr<backend_host_memory> allocate_host(std::size_t bytes) override {
@@ -599,7 +594,7 @@ class opencl_device final : public backend_device {
     cl_int status = CL_SUCCESS;
     cl_command_queue q = clCreateCommandQueue(context_->context, context_->device, 0, &status);
     check_opencl(status, "clCreateCommandQueue", info.name);
-    return std::make_unique<opencl_queue>(q, context_, staging());
+    return std::make_unique<opencl_queue>(q, context_, memory_, staging());
   }
 
   std::unique_ptr<backend_program> build(const std::string& source,
@@ -719,7 +714,7 @@ class opencl_device final : public backend_device {
   }
 
   context_ptr context_;
-  cl_ulong max_allocation_ = 0;
+  std::shared_ptr<opencl_memory_pool> memory_;
   std::string identity_;
   std::mutex staging_mutex_;
   std::shared_ptr<opencl_staging> staging_;

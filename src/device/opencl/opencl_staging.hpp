@@ -6,25 +6,12 @@
 // are fresh each time; through a kept pinned block they cost a copy that runs beside the DMA.
 
 #include <cstddef>
-#include <memory>
-#include <string>
 
 #include "device/block_cache.hpp"
 #include "device/host_copier.hpp"
-#include "device/opencl/opencl_errors.hpp"
+#include "device/opencl/opencl_context.hpp"
 
 namespace troupe::detail {
-
-/// Keeps a context alive for everything made in it.
-struct opencl_context {
-  cl_context context = nullptr;
-  cl_device_id device = nullptr;
-  std::string name;
-  ~opencl_context() {
-    if (context != nullptr) clReleaseContext(context);
-  }
-};
-using context_ptr = std::shared_ptr<opencl_context>;
 
 /// A pinned block lent by an opencl_staging pool: a CL_MEM_ALLOC_HOST_PTR buffer, mapped.
 struct opencl_staging_block {
