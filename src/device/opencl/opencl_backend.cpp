@@ -1,10 +1,12 @@
 // The OpenCL backend, through the ICD loader: one context and any number of in-order queues per
 // device. Commands are flushed as they are enqueued, so polling sees progress. A GPU's copies
-// from and to pageable memory go through pinned blocks (opencl_staging.hpp). Freed device memory
-// is kept for reuse (opencl_memory.hpp).
+// from and to pageable memory go through pinned blocks (opencl_staging.hpp), in chunks, so that
+// the host's copy of one chunk overlaps the device's of the next. Freed device memory is kept
+// for reuse (opencl_memory.hpp).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -109,6 +111,11 @@ struct opencl_staged_copy {
   void* read_destination = nullptr;
   std::size_t read_bytes = 0;
   intrusive_ptr<destination_gate> read_ready{};  // how far read_destination may be written yet
+  /// A read of several chunks: the events of all chunks but the last (the command's own), so
+  /// that query() copies arrived chunks out while later ones are still in flight.
+  std::vector<cl_event> chunk_events{};
+  std::size_t chunk_bytes = 0;
+  std::size_t chunks_copied = 0;
 };
 
 class opencl_event final : public backend_event {
@@ -121,6 +128,7 @@ class opencl_event final : public backend_event {
       clWaitForEvents(1, &event_);
       staged_.pool->give_back(staged_.block);
     }
+    for (cl_event chunk : staged_.chunk_events) clReleaseEvent(chunk);
     clReleaseEvent(event_);
   }
 
@@ -128,9 +136,27 @@ class opencl_event final : public backend_event {
   cl_event handle() const noexcept { return event_; }
 
   bool query() override {
+    if (staged_.chunks_copied < staged_.chunk_events.size()) copy_arrived_chunks();
+    return complete(event_);
+  }
+
+  /// A staged read's data (what query() has not copied yet) goes to its destination; the block
+  /// goes back to its pool.
+  void finish() override {
+    if (!staged_.pool) return;
+    if (staged_.read_destination != nullptr)
+      staged_.pool->copy_when_ready(staged_.read_destination, staged_.block.data,
+                                    staged_.chunks_copied * staged_.chunk_bytes, staged_.read_bytes,
+                                    staged_.read_ready.get());
+    staged_.pool->give_back(staged_.block);
+    staged_.pool.reset();
+  }
+
+  /// Whether `event` has completed; throws troupe::error if its command failed.
+  bool complete(cl_event event) const {
     cl_int status = CL_QUEUED;
     check_opencl(
-        clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
+        clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
         "clGetEventInfo", context_->name);
     if (status < 0)
       throw error(errc::device_error, "OpenCL command on device '" + context_->name +
@@ -138,14 +164,19 @@ class opencl_event final : public backend_event {
     return status == CL_COMPLETE;
   }
 
-  /// A staged read's data goes to its destination; the block goes back to its pool.
-  void finish() override {
-    if (!staged_.pool) return;
-    if (staged_.read_destination != nullptr)
-      staged_.pool->copy_when_ready(staged_.read_destination, staged_.block.data,
-                                    staged_.read_bytes, staged_.read_ready.get());
-    staged_.pool->give_back(staged_.block);
-    staged_.pool.reset();
+  /// Copies out the chunks of a staged read that have arrived, in order.
+  void copy_arrived_chunks() {
+    auto& s = staged_;
+    for (; s.chunks_copied < s.chunk_events.size(); ++s.chunks_copied) {
+      const std::size_t at = s.chunks_copied * s.chunk_bytes;
+      // Never waits here: a destination still being prepared is caught up with in finish().
+      if (s.read_ready && s.read_ready->ready() < at + s.chunk_bytes) return;
+      if (!complete(s.chunk_events[s.chunks_copied])) return;
+      stage_trace::record(stage_trace::point::chunk_arrived);
+      s.pool->copy(static_cast<std::byte*>(s.read_destination) + at,
+                   static_cast<const std::byte*>(s.block.data) + at, s.chunk_bytes);
+      stage_trace::record(stage_trace::point::chunk_copied);
+    }
   }
 
   void notify(std::function<void()> done) override {
@@ -359,22 +390,8 @@ class opencl_queue final : public backend_queue {
 
   event_ptr read(backend_memory& src, std::size_t offset, void* dst, std::size_t bytes, bool pinned,
                  intrusive_ptr<destination_gate> ready, wait_list wait) override {
-    if (!pinned && staged(bytes)) {
-      // Into a pinned block; finish() copies it out once the device is done.
-      opencl_staged_copy staged{staging_, staging_->take(bytes), dst, bytes, std::move(ready)};
-      try {
-        return enqueue(
-            "clEnqueueReadBuffer", wait,
-            [&](cl_uint n, const cl_event* w, cl_event* e) {
-              return clEnqueueReadBuffer(queue_, mem(src), CL_FALSE, offset, bytes,
-                                         staged.block.data, n, w, e);
-            },
-            staged);
-      } catch (...) {
-        staging_->give_back(staged.block);  // nothing was enqueued
-        throw;
-      }
-    }
+    if (!pinned && staged(bytes))
+      return staged_read(src, offset, dst, bytes, std::move(ready), wait);
     if (ready) refuse_unstaged_gate(context_->name, bytes);
     return enqueue("clEnqueueReadBuffer", wait, [&](cl_uint n, const cl_event* w, cl_event* e) {
       return clEnqueueReadBuffer(queue_, mem(src), CL_FALSE, offset, bytes, dst, n, w, e);
@@ -527,6 +544,50 @@ class opencl_queue final : public backend_queue {
     return event_ptr{new opencl_event(done, context_, std::move(staged)), adopt_ref};
   }
 
+  /// Reads into a pinned block in chunks; the event copies each out to `dst` as it arrives
+  /// (query()), and the rest in finish().
+  event_ptr staged_read(backend_memory& src, std::size_t offset, void* dst, std::size_t bytes,
+                        intrusive_ptr<destination_gate> ready, wait_list wait) {
+    const std::vector<cl_event> events = handles(wait);
+    opencl_staged_copy staged{staging_, staging_->take(bytes), dst, bytes, std::move(ready)};
+    staged.chunk_bytes = staging_chunk(bytes);
+    auto* block = static_cast<std::byte*>(staged.block.data);
+    cl_event done = nullptr;
+    for (std::size_t at = 0; done == nullptr; at += staged.chunk_bytes) {
+      const std::size_t length = std::min(staged.chunk_bytes, bytes - at);
+      const bool first = at == 0;
+      cl_event arrived = nullptr;
+      const cl_int status =
+          clEnqueueReadBuffer(queue_, mem(src), CL_FALSE, offset + at, length, block + at,
+                              first ? static_cast<cl_uint>(events.size()) : 0,
+                              first && !events.empty() ? events.data() : nullptr, &arrived);
+      if (status == CL_SUCCESS && at + length == bytes) {
+        done = arrived;
+      } else if (status == CL_SUCCESS) {
+        try {
+          staged.chunk_events.push_back(arrived);
+        } catch (...) {
+          clReleaseEvent(arrived);
+          give_back_after_failure(staged);
+          throw;
+        }
+      } else {
+        give_back_after_failure(staged);
+        memory_->check_enqueue(status, "clEnqueueReadBuffer");
+      }
+    }
+    stage_trace::record(stage_trace::point::driver_flush);
+    clFlush(queue_);
+    return event_ptr{new opencl_event(done, context_, std::move(staged)), adopt_ref};
+  }
+
+  /// After a chunk could not be enqueued: those enqueued before still use the block.
+  void give_back_after_failure(opencl_staged_copy& staged) noexcept {
+    clFinish(queue_);
+    for (cl_event chunk : staged.chunk_events) clReleaseEvent(chunk);
+    staging_->give_back(staged.block);
+  }
+
   cl_command_queue queue_;
   context_ptr context_;
   std::shared_ptr<opencl_memory_pool> memory_;  // told when the device is out of memory
@@ -535,8 +596,9 @@ class opencl_queue final : public backend_queue {
 
 class opencl_device final : public backend_device {
  public:
-  opencl_device(cl_platform_id platform, cl_device_id id)
-      : context_(std::make_shared<opencl_context>()) {
+  /// `stage_cpu_copies`: a CPU device's pageable copies go through pinned blocks too.
+  opencl_device(cl_platform_id platform, cl_device_id id, bool stage_cpu_copies)
+      : context_(std::make_shared<opencl_context>()), stage_cpu_copies_(stage_cpu_copies) {
     info.name = device_string(id, CL_DEVICE_NAME);
     info.vendor = device_string(id, CL_DEVICE_VENDOR);
     info.driver = device_string(id, CL_DRIVER_VERSION);
@@ -705,15 +767,16 @@ class opencl_device final : public backend_device {
   }
 
   /// The pinned blocks that a GPU's pageable copies go through, made with its first queue; none
-  /// for a CPU device, whose device memory is host memory already.
+  /// for a CPU device, whose device memory is host memory already, unless asked for.
   std::shared_ptr<opencl_staging> staging() {
-    if (info.type == device_type::cpu) return nullptr;
+    if (info.type == device_type::cpu && !stage_cpu_copies_) return nullptr;
     std::lock_guard lock(staging_mutex_);
     if (!staging_) staging_ = std::make_shared<opencl_staging>(context_);
     return staging_;
   }
 
   context_ptr context_;
+  bool stage_cpu_copies_;
   std::shared_ptr<opencl_memory_pool> memory_;
   std::string identity_;
   std::mutex staging_mutex_;
@@ -724,6 +787,15 @@ class opencl_device final : public backend_device {
 
 backend_discovery discover_opencl() {
   backend_discovery found;
+  // "all" stages a CPU device's copies as a GPU's, so that tests on PoCL run the staged paths.
+  const char* staging = std::getenv("TROUPE_OPENCL_STAGING");
+  const std::string staging_mode = staging != nullptr ? staging : "auto";
+  if (staging_mode != "auto" && staging_mode != "all") {
+    found.unavailable_reason =
+        "environment variable TROUPE_OPENCL_STAGING: expected 'auto' or 'all', found '" +
+        staging_mode + "'";
+    return found;
+  }
   cl_uint platforms = 0;
   cl_int status = clGetPlatformIDs(0, nullptr, &platforms);
   if (status != CL_SUCCESS || platforms == 0) {
@@ -743,7 +815,8 @@ backend_discovery discover_opencl() {
     clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, devices.data(), nullptr);
     for (auto id : devices) {
       try {
-        found.devices.push_back(std::make_unique<opencl_device>(platform, id));
+        found.devices.push_back(
+            std::make_unique<opencl_device>(platform, id, staging_mode == "all"));
       } catch (const error& e) {
         problems += (problems.empty() ? "" : "; ") + std::string{e.what()};
       }

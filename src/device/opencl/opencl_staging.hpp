@@ -41,10 +41,11 @@ class opencl_staging {
   void copy(void* destination, const void* source, std::size_t bytes) {
     copier_.copy(destination, source, bytes);
   }
-  /// The same, once `ready` has opened each piece of the destination (null: all is open).
-  void copy_when_ready(void* destination, const void* source, std::size_t bytes,
+  /// copy() of bytes [from, to), once `ready` has opened each piece of the destination (null:
+  /// all is open).
+  void copy_when_ready(void* destination, const void* source, std::size_t from, std::size_t to,
                        const destination_gate* ready) {
-    copier_.copy_when_ready(destination, source, 0, bytes, ready);
+    copier_.copy_when_ready(destination, source, from, to, ready);
   }
 
  private:
