@@ -10,6 +10,7 @@
 // - backend_event::query, notify and finish are called by the completion path.
 // Failures are thrown as troupe::error with a message that names the operation and the device.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -189,6 +190,13 @@ class backend_queue {
                                       device_name +
                                       "': given a destination still being prepared, but not "
                                       "staged (stages_reads_of disagrees with read)");
+}
+
+/// How much freed device memory a device keeps for reuse: a sixteenth of the device, at most
+/// 1 GiB; enough for the temporaries of repeated requests, little enough that others may
+/// allocate the rest.
+inline std::size_t kept_memory_limit(std::uint64_t global_memory) noexcept {
+  return static_cast<std::size_t>(std::min<std::uint64_t>(global_memory / 16, 1u << 30));
 }
 
 /// One device of a backend.

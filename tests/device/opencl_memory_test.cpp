@@ -38,8 +38,8 @@ class opencl_memory_test : public ::testing::Test {
   }
 
   /// A pool keeping up to 4 KiB, in buffers of at most 1 KiB; allocations up to 1 MiB.
-  std::unique_ptr<opencl_memory_pool> pool() const {
-    return std::make_unique<opencl_memory_pool>(context, 4096, 1 << 20);
+  std::unique_ptr<opencl_memory_cache> pool() const {
+    return std::make_unique<opencl_memory_cache>(context, 4096, 1 << 20);
   }
 
   context_ptr context;
@@ -109,6 +109,14 @@ TEST_F(opencl_memory_test, a_device_out_of_memory_gets_the_kept_buffers_back) {
   }
   EXPECT_EQ(references(kept), 1u);
   clReleaseMemObject(kept);
+}
+
+TEST(opencl_errors, allocation_failures_are_out_of_device_memory) {
+  // As a failed call's status, or as a command's status on its event.
+  EXPECT_EQ(opencl_error_kind(CL_MEM_OBJECT_ALLOCATION_FAILURE), errc::out_of_device_memory);
+  EXPECT_EQ(opencl_error_kind(CL_OUT_OF_HOST_MEMORY), errc::out_of_device_memory);
+  EXPECT_EQ(opencl_error_kind(CL_INVALID_KERNEL_ARGS), errc::device_error);
+  EXPECT_EQ(opencl_error_kind(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST), errc::device_error);
 }
 
 }  // namespace

@@ -30,10 +30,8 @@ class cuda_device final : public backend_device {
         staging_(std::make_shared<staging_pool>(context_)),
         limits_(limits) {
     info = std::move(description);
-    // A sixteenth of the device, at most 1 GiB: enough for the temporaries of repeated
-    // requests, little enough that others may allocate the rest.
-    const std::uint64_t limit = std::min<std::uint64_t>(info.global_memory / 16, 1u << 30);
-    memory_ = std::make_shared<device_memory_cache>(context_, static_cast<std::size_t>(limit));
+    memory_ =
+        std::make_shared<device_memory_cache>(context_, kept_memory_limit(info.global_memory));
   }
 
   std::unique_ptr<backend_memory> allocate(std::size_t bytes) override {

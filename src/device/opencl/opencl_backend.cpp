@@ -158,9 +158,9 @@ class opencl_event final : public backend_event {
     check_opencl(
         clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
         "clGetEventInfo", context_->name);
-    if (status < 0)
-      throw error(errc::device_error, "OpenCL command on device '" + context_->name +
-                                          "' failed: " + opencl_error_name(status));
+    if (status < 0)  // out of memory too: an implementation may allocate at first use
+      throw error(opencl_error_kind(status), "OpenCL command on device '" + context_->name +
+                                                 "' failed: " + opencl_error_name(status));
     return status == CL_COMPLETE;
   }
 
@@ -370,7 +370,7 @@ class opencl_queue final : public backend_queue {
  public:
   /// `staging`: where pageable copies go through, or null to hand them to the driver.
   opencl_queue(cl_command_queue queue, context_ptr context,
-               std::shared_ptr<opencl_memory_pool> memory, std::shared_ptr<opencl_staging> staging)
+               std::shared_ptr<opencl_memory_cache> memory, std::shared_ptr<opencl_staging> staging)
       : queue_(queue),
         context_(std::move(context)),
         memory_(std::move(memory)),
@@ -552,8 +552,8 @@ class opencl_queue final : public backend_queue {
     opencl_staged_copy staged{staging_, staging_->take(bytes), dst, bytes, std::move(ready)};
     staged.chunk_bytes = staging_chunk(bytes);
     auto* block = static_cast<std::byte*>(staged.block.data);
-    cl_event done = nullptr;
-    for (std::size_t at = 0; done == nullptr; at += staged.chunk_bytes) {
+    cl_event done = nullptr;  // the last chunk's event: the command's own
+    for (std::size_t at = 0; at < bytes; at += staged.chunk_bytes) {
       const std::size_t length = std::min(staged.chunk_bytes, bytes - at);
       const bool first = at == 0;
       cl_event arrived = nullptr;
@@ -561,19 +561,20 @@ class opencl_queue final : public backend_queue {
           clEnqueueReadBuffer(queue_, mem(src), CL_FALSE, offset + at, length, block + at,
                               first ? static_cast<cl_uint>(events.size()) : 0,
                               first && !events.empty() ? events.data() : nullptr, &arrived);
-      if (status == CL_SUCCESS && at + length == bytes) {
-        done = arrived;
-      } else if (status == CL_SUCCESS) {
-        try {
-          staged.chunk_events.push_back(arrived);
-        } catch (...) {
-          clReleaseEvent(arrived);
-          give_back_after_failure(staged);
-          throw;
-        }
-      } else {
+      if (status != CL_SUCCESS) {
         give_back_after_failure(staged);
         memory_->check_enqueue(status, "clEnqueueReadBuffer");
+      }
+      if (at + length == bytes) {
+        done = arrived;
+        break;
+      }
+      try {
+        staged.chunk_events.push_back(arrived);
+      } catch (...) {
+        clReleaseEvent(arrived);
+        give_back_after_failure(staged);
+        throw;
       }
     }
     stage_trace::record(stage_trace::point::driver_flush);
@@ -590,7 +591,7 @@ class opencl_queue final : public backend_queue {
 
   cl_command_queue queue_;
   context_ptr context_;
-  std::shared_ptr<opencl_memory_pool> memory_;  // told when the device is out of memory
+  std::shared_ptr<opencl_memory_cache> memory_;  // told when the device is out of memory
   std::shared_ptr<opencl_staging> staging_;
 };
 
@@ -619,10 +620,8 @@ class opencl_device final : public backend_device {
     cl_int status = CL_SUCCESS;
     context_->context = clCreateContext(nullptr, 1, &id, nullptr, nullptr, &status);
     check_opencl(status, "clCreateContext", info.name);
-    // As for CUDA: a sixteenth of the device, at most 1 GiB.
-    const std::uint64_t limit = std::min<std::uint64_t>(info.global_memory / 16, 1u << 30);
-    memory_ = std::make_shared<opencl_memory_pool>(
-        context_, static_cast<std::size_t>(limit),
+    memory_ = std::make_shared<opencl_memory_cache>(
+        context_, kept_memory_limit(info.global_memory),
         static_cast<std::size_t>(device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE)));
   }
 
@@ -777,7 +776,7 @@ class opencl_device final : public backend_device {
 
   context_ptr context_;
   bool stage_cpu_copies_;
-  std::shared_ptr<opencl_memory_pool> memory_;
+  std::shared_ptr<opencl_memory_cache> memory_;
   std::string identity_;
   std::mutex staging_mutex_;
   std::shared_ptr<opencl_staging> staging_;

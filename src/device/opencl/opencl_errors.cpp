@@ -74,13 +74,17 @@ const char* opencl_error_name(cl_int code) noexcept {
   }
 }
 
+errc opencl_error_kind(cl_int code) noexcept {
+  const bool memory = code == CL_MEM_OBJECT_ALLOCATION_FAILURE || code == CL_OUT_OF_HOST_MEMORY ||
+                      code == CL_INVALID_BUFFER_SIZE;
+  return memory ? errc::out_of_device_memory : errc::device_error;
+}
+
 void check_opencl(cl_int code, const char* call, const std::string& device) {
   if (code == CL_SUCCESS) return;
-  auto message = std::string{call} + " on device '" + device +
-                 "' failed: " + opencl_error_name(code) + " (" + std::to_string(code) + ")";
-  bool memory = code == CL_MEM_OBJECT_ALLOCATION_FAILURE || code == CL_OUT_OF_HOST_MEMORY ||
-                code == CL_INVALID_BUFFER_SIZE;
-  throw error(memory ? errc::out_of_device_memory : errc::device_error, message);
+  throw error(opencl_error_kind(code), std::string{call} + " on device '" + device +
+                                           "' failed: " + opencl_error_name(code) + " (" +
+                                           std::to_string(code) + ")");
 }
 
 }  // namespace troupe::detail

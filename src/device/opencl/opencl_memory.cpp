@@ -14,14 +14,15 @@ bool out_of_memory(cl_int status) noexcept {
 
 }  // namespace
 
-opencl_memory_pool::opencl_memory_pool(context_ptr context, std::size_t limit, std::size_t largest)
+opencl_memory_cache::opencl_memory_cache(context_ptr context, std::size_t limit,
+                                         std::size_t largest)
     : context_(std::move(context)), largest_(largest), kept_(limit, limit / 4) {}
 
-opencl_memory_pool::~opencl_memory_pool() {
+opencl_memory_cache::~opencl_memory_cache() {
   release_all();
 }
 
-cl_mem opencl_memory_pool::allocate(std::size_t bytes) {
+cl_mem opencl_memory_cache::allocate(std::size_t bytes) {
   if (bytes > largest_)
     throw error(errc::out_of_device_memory,
                 "allocating " + std::to_string(bytes) + " bytes on device '" + context_->name +
@@ -37,21 +38,21 @@ cl_mem opencl_memory_pool::allocate(std::size_t bytes) {
   return buffer;
 }
 
-void opencl_memory_pool::give_back(cl_mem buffer, std::size_t bytes) noexcept {
+void opencl_memory_cache::give_back(cl_mem buffer, std::size_t bytes) noexcept {
   kept_.keep(bytes, buffer, clReleaseMemObject);
 }
 
-void opencl_memory_pool::release_all() noexcept {
+void opencl_memory_cache::release_all() noexcept {
   kept_.release_all(clReleaseMemObject);
 }
 
-void opencl_memory_pool::check_enqueue(cl_int status, const char* call) {
+void opencl_memory_cache::check_enqueue(cl_int status, const char* call) {
   if (status == CL_SUCCESS) return;
   if (out_of_memory(status)) release_all();
   check_opencl(status, call, context_->name);
 }
 
-opencl_memory::opencl_memory(std::shared_ptr<opencl_memory_pool> pool, std::size_t size)
+opencl_memory::opencl_memory(std::shared_ptr<opencl_memory_cache> pool, std::size_t size)
     : pool_(std::move(pool)) {
   bytes = size;
   mem = pool_->allocate(size);

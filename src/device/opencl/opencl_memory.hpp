@@ -16,14 +16,14 @@ namespace troupe::detail {
 /// releasing them cost the driver more than reuse. An allocation that fails releases every kept
 /// buffer and tries again; so does a command that the device refuses for want of memory (an
 /// implementation may allocate at first use), after which it fails as before.
-class opencl_memory_pool {
+class opencl_memory_cache {
  public:
   /// Keeps up to `limit` bytes, in buffers of at most a quarter of that; refuses allocations
   /// over `largest` (CL_DEVICE_MAX_MEM_ALLOC_SIZE).
-  opencl_memory_pool(context_ptr context, std::size_t limit, std::size_t largest);
-  ~opencl_memory_pool();
-  opencl_memory_pool(const opencl_memory_pool&) = delete;
-  opencl_memory_pool& operator=(const opencl_memory_pool&) = delete;
+  opencl_memory_cache(context_ptr context, std::size_t limit, std::size_t largest);
+  ~opencl_memory_cache();
+  opencl_memory_cache(const opencl_memory_cache&) = delete;
+  opencl_memory_cache& operator=(const opencl_memory_cache&) = delete;
 
   /// A buffer of exactly `bytes` bytes (not zero): a kept one, else clCreateBuffer. Throws
   /// troupe::error (errc::out_of_device_memory).
@@ -45,7 +45,7 @@ class opencl_memory_pool {
 class opencl_memory final : public backend_memory {
  public:
   /// Memory from `pool`; throws troupe::error.
-  opencl_memory(std::shared_ptr<opencl_memory_pool> pool, std::size_t size);
+  opencl_memory(std::shared_ptr<opencl_memory_cache> pool, std::size_t size);
   ~opencl_memory() override;
   opencl_memory(const opencl_memory&) = delete;
   opencl_memory& operator=(const opencl_memory&) = delete;
@@ -53,7 +53,7 @@ class opencl_memory final : public backend_memory {
   cl_mem mem = nullptr;
 
  private:
-  std::shared_ptr<opencl_memory_pool> pool_;
+  std::shared_ptr<opencl_memory_cache> pool_;
 };
 
 }  // namespace troupe::detail
