@@ -52,14 +52,14 @@ void opencl_memory_cache::check_enqueue(cl_int status, const char* call) {
   check_opencl(status, call, context_->name);
 }
 
-opencl_memory::opencl_memory(std::shared_ptr<opencl_memory_cache> pool, std::size_t size)
-    : pool_(std::move(pool)) {
+opencl_memory::opencl_memory(std::shared_ptr<opencl_memory_cache> cache, std::size_t size)
+    : cache_(std::move(cache)) {
   bytes = size;
-  mem = pool_->allocate(size);
+  mem = cache_->allocate(size);
 }
 
 opencl_memory::~opencl_memory() {
-  pool_->give_back(mem, bytes);
+  cache_->give_back(mem, bytes);
 }
 
 }  // namespace troupe::detail

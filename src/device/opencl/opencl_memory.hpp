@@ -44,8 +44,8 @@ class opencl_memory_cache {
 
 class opencl_memory final : public backend_memory {
  public:
-  /// Memory from `pool`; throws troupe::error.
-  opencl_memory(std::shared_ptr<opencl_memory_cache> pool, std::size_t size);
+  /// Memory from `cache`; throws troupe::error.
+  opencl_memory(std::shared_ptr<opencl_memory_cache> cache, std::size_t size);
   ~opencl_memory() override;
   opencl_memory(const opencl_memory&) = delete;
   opencl_memory& operator=(const opencl_memory&) = delete;
@@ -53,7 +53,7 @@ class opencl_memory final : public backend_memory {
   cl_mem mem = nullptr;
 
  private:
-  std::shared_ptr<opencl_memory_cache> pool_;
+  std::shared_ptr<opencl_memory_cache> cache_;
 };
 
 }  // namespace troupe::detail
