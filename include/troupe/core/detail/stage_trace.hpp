@@ -34,7 +34,8 @@ enum class point : std::uint16_t {
 inline constexpr bool enabled = true;
 /// Records `p` with the time and the calling thread (lock-free; the first 2^21 records).
 void record(point p, unsigned extra = 0) noexcept;
-/// Writes the records to `path`, one "point thread nanoseconds" line each.
+/// Writes to `path` a "# point N name" line per point, then the records, one "point thread
+/// nanoseconds" line each; throws troupe::error if it cannot.
 void write(const char* path);
 #else
 inline constexpr bool enabled = false;
