@@ -8,8 +8,8 @@ namespace troupe::detail {
 namespace {
 
 /// Failures that releasing kept buffers may cure. Wider than opencl_error_kind's
-/// out_of_device_memory: NVIDIA reports a full device as CL_OUT_OF_RESOURCES too, which is not
-/// reported as out of memory because it also means a launch asking too much of a multiprocessor.
+/// out_of_device_memory: an implementation may report a full device as CL_OUT_OF_RESOURCES,
+/// which is not reported as out of memory because it also means a launch that asks too much.
 bool out_of_memory(cl_int status) noexcept {
   return status == CL_MEM_OBJECT_ALLOCATION_FAILURE || status == CL_OUT_OF_RESOURCES ||
          status == CL_OUT_OF_HOST_MEMORY;
