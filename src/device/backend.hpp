@@ -145,8 +145,10 @@ class backend_program {
 /// Whether a launch gets an event of its own. An event per command costs the driver as much as
 /// the launch itself (NVIDIA's OpenCL on an H200: 4.5-6.5 us per empty kernel without, 6-10 us
 /// with), so a launch nobody waits for yet goes without; a later event on the same in-order
-/// queue, or mark(), tells when it has ended.
-enum class launch_event : std::uint8_t { own, none };
+/// queue, or mark(), tells when it has ended. `held`: none, and the backend need not hand the
+/// launch to the device yet (OpenCL: no flush), since more commands follow at once; the last
+/// of them is flushed, or flush() is called.
+enum class launch_event : std::uint8_t { own, none, held };
 
 /// An in-order queue (an OpenCL command queue or a CUDA stream). Every call enqueues one command
 /// to start after the events in `wait` (all of this device's domain) and returns the event that
@@ -180,6 +182,8 @@ class backend_queue {
   /// An event that ends once every command enqueued before it has ended, and enqueues nothing
   /// else (an OpenCL marker; a CUDA event recorded on the stream).
   virtual event_ptr mark() = 0;
+  /// Hands the launches enqueued with launch_event::held to the device.
+  virtual void flush() = 0;
 };
 
 /// For a read given a destination_gate that would not be staged: written straight into, its

@@ -64,6 +64,17 @@ void completion_queue::cover_later(intrusive_ptr<queue_state> queue) {
   if (wake) wake_.notify_one();
 }
 
+void completion_queue::issue_later(intrusive_ptr<queue_state> queue) {
+  bool wake = false;
+  {
+    std::lock_guard guard{mutex_};
+    to_issue_.push_back(std::move(queue));
+    has_to_issue_.store(true, std::memory_order_release);
+    wake = sleeps_untimed_ || naps_;
+  }
+  if (wake) wake_.notify_one();
+}
+
 void completion_queue::cover_at(std::vector<to_cover> later) {
   for (auto& cover : later) {
     auto after = std::upper_bound(to_cover_.begin(), to_cover_.end(), cover.due,
@@ -123,17 +134,16 @@ void completion_queue::run() {
       // Idle: stay awake a little, since commands tend to come in runs; a command that arrives
       // now is seen without a wake-up.
       auto until = steady_clock::now() + microseconds(50);
-      for (auto now = steady_clock::now();
-           !has_incoming_.load(std::memory_order_acquire) && now < until && !cover_due(now);
+      for (auto now = steady_clock::now(); !has_news() && now < until && !cover_due(now);
            now = steady_clock::now())
         std::this_thread::yield();
     }
     // A polling pass with commands in flight, none new and no cover due takes no lock: a lock
     // taken on every pass would contend with the threads that submit commands.
-    const bool polling_only = mode_ == mode::polling && !pending.empty() &&
-                              !has_incoming_.load(std::memory_order_acquire) &&
+    const bool polling_only = mode_ == mode::polling && !pending.empty() && !has_news() &&
                               !cover_due(steady_clock::now());
     std::vector<intrusive_ptr<queue_state>> due;
+    std::vector<intrusive_ptr<queue_state>> to_issue;
     bool stopping = false;
     if (!polling_only) {
       std::unique_lock lock{mutex_};
@@ -149,9 +159,9 @@ void completion_queue::run() {
           wake_.wait_until(lock, to_cover_.front().due, news);
         }
       };
-      if (pending.empty() && incoming_.empty()) {
+      if (pending.empty() && incoming_.empty() && to_issue_.empty()) {
         if (stopping_ && to_cover_.empty()) return;
-        sleep([&] { return stopping_ || !incoming_.empty(); });
+        sleep([&] { return stopping_ || !incoming_.empty() || !to_issue_.empty(); });
         last_progress = steady_clock::now();
       } else if (mode_ == mode::callback && signalled_ == 0 && incoming_.empty()) {
         sleep([&] { return signalled_ != 0 || !incoming_.empty(); });
@@ -162,9 +172,14 @@ void completion_queue::run() {
       for (auto& e : incoming_) pending.push_back(std::move(e));
       incoming_.clear();
       has_incoming_.store(false, std::memory_order_relaxed);
+      to_issue.swap(to_issue_);
+      has_to_issue_.store(false, std::memory_order_relaxed);
       due = take_due(steady_clock::now());
       stopping = stopping_;
     }
+    // Before the covers, so that a cover due comes after the launches handed on. Issuing takes
+    // the lock (cover_later, watch): outside it.
+    for (auto& queue : to_issue) queue->drain(*this);
     // Outside the lock: covering enqueues a marker and watches it, which takes the lock. The
     // markers are seen on the next pass. A queue still busy is looked at again later.
     if (!due.empty()) {
@@ -208,7 +223,9 @@ void completion_queue::run() {
     } else {
       auto nap = std::min<steady_clock::duration>(idle / 32, microseconds(50));
       std::unique_lock lock{mutex_};
-      wake_.wait_for(lock, nap, [&] { return !incoming_.empty(); });
+      naps_ = true;
+      wake_.wait_for(lock, nap, [&] { return !incoming_.empty() || !to_issue_.empty(); });
+      naps_ = false;
     }
   }
 }

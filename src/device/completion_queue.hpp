@@ -42,8 +42,14 @@ class completion_queue {
   /// 8-15 us on an H200), short enough that memory nobody waits for goes back soon.
   static constexpr std::chrono::microseconds cover_delay{100};
 
-  /// Covers what cover_later() was told of, blocks until everything watched so far is done,
-  /// then ends the thread.
+  /// `queue` has a launch ready that its submitter leaves to this thread (queue_state::hand_on):
+  /// the thread issues it, so the submitter goes on while the driver takes the launch. Polling
+  /// only, and only while a cover of the queue is due, so the thread is awake. stop() issues
+  /// what is left.
+  void issue_later(intrusive_ptr<queue_state> queue);
+
+  /// Issues what issue_later() was told of, covers what cover_later() was told of, blocks until
+  /// everything watched so far is done, then ends the thread.
   void stop();
 
   mode completion_mode() const noexcept { return mode_; }
@@ -75,6 +81,11 @@ class completion_queue {
   std::vector<intrusive_ptr<queue_state>> take_due(std::chrono::steady_clock::time_point now);
   /// Puts covers back into to_cover_, in order of their due times; under mutex_.
   void cover_at(std::vector<to_cover> later);
+  /// Whether watch() or issue_later() brought something, seen without the lock.
+  bool has_news() const noexcept {
+    return has_incoming_.load(std::memory_order_acquire) ||
+           has_to_issue_.load(std::memory_order_acquire);
+  }
   /// Finishes `e` if its command is done; true when it was.
   static bool try_finish(entry& e) noexcept;
 
@@ -86,7 +97,10 @@ class completion_queue {
   std::atomic<bool> has_incoming_{false};  // lets the idle thread spin without the lock
   std::size_t signalled_ = 0;              // callback mode: driver callbacks not yet handled
   std::deque<to_cover> to_cover_;          // oldest first
+  std::vector<intrusive_ptr<queue_state>> to_issue_;
+  std::atomic<bool> has_to_issue_{false};  // !to_issue_.empty(), read without the lock
   bool sleeps_untimed_ = false;            // the thread waits for news only, not for a cover
+  bool naps_ = false;                      // the thread naps while commands are in flight
   /// to_cover_'s first due time, in steady_clock ticks (max when empty): lets a polling pass
   /// skip the lock.
   std::atomic<std::chrono::steady_clock::rep> next_due_{

@@ -22,6 +22,15 @@ class command_marker final : public state_origin {
   // Held, with the device, so that queue_state::ending_with() may hand the queue out.
   explicit command_marker(queue_state& queue) : queue_(&queue), device_(&queue.device()) {}
 
+  /// The command has its place in the queue's order (submit()): a command submitted to the
+  /// queue later runs after it.
+  void ordered() noexcept { ordered_.store(true, std::memory_order_release); }
+  bool is_ordered() const noexcept { return ordered_.load(std::memory_order_acquire); }
+  /// The command failed before it reached the device. Set and read under the queue's issuing
+  /// lock, so a later command of the queue that skipped waiting for it sees it when issued.
+  void failed_at_issue(std::exception_ptr failure) noexcept { issue_failure_ = std::move(failure); }
+  const std::exception_ptr& issue_failure() const noexcept { return issue_failure_; }
+
   /// The queue starts to issue the command: from now on, awaited() makes sure it is covered.
   void start_issue() noexcept { issuing_.store(true, std::memory_order_seq_cst); }
   /// Whether someone waits for the command; read after start_issue().
@@ -62,6 +71,8 @@ class command_marker final : public state_origin {
   std::atomic<bool> issuing_{false};
   std::atomic<bool> wanted_{false};
   std::atomic<bool> enqueued_{false};
+  std::atomic<bool> ordered_{false};
+  std::exception_ptr issue_failure_;
 };
 
 std::exception_ptr make_error(errc code, std::string message) {
@@ -79,7 +90,10 @@ struct queue_state::pending final : command_result {
   std::vector<event_ptr> device_waits;
   std::vector<intrusive_ptr<state_base>> host_waits;
   std::vector<intrusive_ptr<state_base>> host_order_waits;  // their errors are not taken
-  std::atomic<std::size_t> outstanding{0};                  // host dependencies not ready yet
+  /// Dependencies earlier on this queue, not yet issued when this was submitted: not waited
+  /// for, since the queue runs in order, but a failure to issue them is this command's too.
+  std::vector<intrusive_ptr<command_marker>> earlier_on_queue;
+  std::atomic<std::size_t> outstanding{0};  // host dependencies not ready yet
   /// Set by issue() when the command ended there (failed, or had nothing to do): settle() tells
   /// its future once the queue's lock is released, since continuations may submit to it.
   bool ended_at_issue = false;
@@ -143,12 +157,15 @@ void queue_state::submit(command cmd, const dependency_list& deps,
   const void* domain = device_->backend().domain();
   // Where each dependency is waited for: nowhere (done, or earlier on this in-order queue), on
   // the device (an event of this backend), or on the host.
-  auto place = [&](const intrusive_ptr<state_base>& dep,
-                   std::vector<intrusive_ptr<state_base>>& host) {
+  auto place = [&](const intrusive_ptr<state_base>& dep, bool order_only) {
+    auto& host = order_only ? op->host_order_waits : op->host_waits;
     auto* marker = dynamic_cast<command_marker*>(dep->origin().get());
-    // Issued earlier on this in-order queue: ordered before this command already. Drivers do
-    // not all skip such a wait cheaply (NVIDIA's OpenCL does not).
-    if (marker != nullptr && marker->is_enqueued() && marker->queue() == this) return;
+    // Submitted earlier to this in-order queue: ordered before this command already. Drivers
+    // do not all skip such a wait cheaply (NVIDIA's OpenCL does not).
+    if (marker != nullptr && marker->queue() == this && marker->is_ordered()) {
+      if (!order_only && !marker->is_enqueued()) op->earlier_on_queue.emplace_back(marker);
+      return;
+    }
     auto* event = marker != nullptr ? marker->event_to_wait_for() : nullptr;
     if (event != nullptr && event->domain() == domain)
       op->device_waits.emplace_back(event);
@@ -160,23 +177,18 @@ void queue_state::submit(command cmd, const dependency_list& deps,
       if (!order_only && dep->has_error()) return op->fail(dep->error());
       continue;
     }
-    place(dep, order_only ? op->host_order_waits : op->host_waits);
+    place(dep, order_only);
   }
   const std::size_t host_wait_count = op->host_waits.size() + op->host_order_waits.size();
   op->outstanding.store(host_wait_count, std::memory_order_relaxed);
-
-  bool issued_now = false;
   {
-    std::lock_guard guard{mutex_};
-    issued_now = host_wait_count == 0 && deferred_.empty();
-    if (issued_now) {
-      issue(*op);
-    } else {
-      deferred_.push_back(op);
-    }
+    std::lock_guard order{order_mutex_};
+    deferred_.push_back(op);
+    op->marker->ordered();
+    last_submitted_.store(op->marker.get(), std::memory_order_release);
   }
-  if (issued_now) {
-    if (op->ended_at_issue) op->settle();
+  if (host_wait_count == 0) {
+    if (!hand_on(*op)) drain();
     return;
   }
   // Host-side dependencies are awaited by continuations (run where the dependency completes),
@@ -188,15 +200,28 @@ void queue_state::submit(command cmd, const dependency_list& deps,
   };
   for (auto& dep : op->host_waits) await(dep);
   for (auto& dep : op->host_order_waits) await(dep);
-  if (host_wait_count == 0) drain();  // behind commands that wait: issued with them
+}
+
+bool queue_state::hand_on(pending& op) {
+  if (op.cmd.what != command::kind::launch || op.marker->wanted() ||
+      !has_uncovered_.load(std::memory_order_acquire))
+    return false;
+  // Under the device's open lock: once it is closed, the completion queue may be stopping.
+  auto open = device_->hold_open();
+  auto* manager = device_->manager();
+  if (manager == nullptr ||
+      manager->completions().completion_mode() != completion_queue::mode::polling)
+    return false;
+  manager->completions().issue_later(intrusive_ptr<queue_state>{this});
+  return true;
 }
 
 intrusive_ptr<queue_state> queue_state::ending_with(const state_base& result) {
   if (result.is_ready()) return nullptr;
   auto* marker = dynamic_cast<const command_marker*>(result.origin().get());
-  if (marker == nullptr || !marker->is_enqueued()) return nullptr;
+  if (marker == nullptr || !marker->is_ordered()) return nullptr;
   queue_state* queue = marker->queue();
-  if (queue->last_issued_.load(std::memory_order_acquire) != marker) return nullptr;
+  if (queue->last_submitted_.load(std::memory_order_acquire) != marker) return nullptr;
   return intrusive_ptr<queue_state>{queue};
 }
 
@@ -286,6 +311,7 @@ std::vector<intrusive_ptr<queue_state::pending>> queue_state::cover_locked(
     // go. They fail, since nothing tells whether they ran; after the lock, as in drain().
     auto failed = std::move(uncovered_);
     uncovered_.clear();
+    has_uncovered_.store(false, std::memory_order_release);
     for (auto& op : failed) op->failure = std::current_exception();
     return failed;
   }
@@ -297,38 +323,72 @@ void queue_state::hand_over_uncovered(event_ptr event, completion_queue& complet
   intrusive_ptr<covered> batch{new covered, adopt_ref};
   batch->ops = std::move(uncovered_);
   uncovered_.clear();
+  has_uncovered_.store(false, std::memory_order_release);
   for (auto& op : batch->ops)
     if (op->marker->event() == nullptr) op->marker->publish(event);
   completions.watch(std::move(event), std::move(batch));
 }
 
 void queue_state::drain() {
+  drain_with(nullptr);
+}
+
+void queue_state::drain(completion_queue& completions) {
+  drain_with(&completions);
+}
+
+void queue_state::drain_with(completion_queue* completions) {
+  const auto ready = [this] {
+    return !deferred_.empty() &&
+           deferred_.front()->outstanding.load(std::memory_order_acquire) == 0;
+  };
   std::vector<intrusive_ptr<pending>> ended;
   {
-    std::lock_guard guard{mutex_};
-    while (!deferred_.empty() &&
-           deferred_.front()->outstanding.load(std::memory_order_acquire) == 0) {
-      auto op = std::move(deferred_.front());
-      deferred_.pop_front();
-      issue(*op);
-      if (op->ended_at_issue) ended.push_back(std::move(op));
+    std::lock_guard issuing{mutex_};
+    bool held = false;  // the last launch issued is not flushed yet
+    for (;;) {
+      intrusive_ptr<pending> op;
+      bool more = false;
+      {
+        std::lock_guard order{order_mutex_};
+        if (!ready()) break;
+        op = std::move(deferred_.front());
+        deferred_.pop_front();
+        more = ready();
+      }
+      if (auto how = issue(*op, completions, more); how != issued::nothing)
+        held = how == issued::held;
+      if (op->ended_at_issue) {
+        if (op->failure) op->marker->failed_at_issue(op->failure);
+        ended.push_back(std::move(op));
+      }
     }
+    if (held) backend_->flush();
   }
   for (auto& op : ended) op->settle();
 }
 
-void queue_state::issue(pending& op) noexcept {
+queue_state::issued queue_state::issue(pending& op, completion_queue* completions,
+                                       bool more) noexcept {
   try {
     for (auto& dep : op.host_waits) {
       if (dep->has_error()) {
         op.ended_at_issue = true;
         op.failure = dep->error();
-        return;
+        return issued::nothing;
+      }
+    }
+    for (auto& earlier : op.earlier_on_queue) {
+      if (earlier->issue_failure()) {
+        op.ended_at_issue = true;
+        op.failure = earlier->issue_failure();
+        return issued::nothing;
       }
     }
     auto open = device_->hold_open();
-    auto* manager = device_->manager();
-    if (manager == nullptr || !backend_)
+    if (completions == nullptr && device_->manager() != nullptr)
+      completions = &device_->manager()->completions();
+    if (completions == nullptr || !backend_)
       throw error(errc::system_gone, op.cmd.who() + ": device '" + device_->info().name +
                                          "' belongs to an actor system that is gone");
     std::vector<backend_event*> waits;
@@ -339,31 +399,37 @@ void queue_state::issue(pending& op) noexcept {
     const bool own_event = op.cmd.what != command::kind::launch || op.marker->wanted() ||
                            uncovered_.size() + 1 >= most_uncovered;
     stage_trace::record(stage_trace::point::command_issuing);
-    event_ptr event = issue_command(*device_, *backend_, op.cmd, waits,
-                                    own_event ? launch_event::own : launch_event::none);
+    // A queue that issues several at once flushes after the last (drain_with).
+    const auto marking = own_event ? launch_event::own
+                         : more    ? launch_event::held
+                                   : launch_event::none;
+    event_ptr event = issue_command(*device_, *backend_, op.cmd, waits, marking);
     stage_trace::record(stage_trace::point::command_enqueued);
     if (!event && own_event) {  // nothing to do on the device (an empty range)
       op.ended_at_issue = true;
-      return;
+      return issued::nothing;
     }
     op.marker->enqueued();
-    last_issued_.store(op.marker.get(), std::memory_order_release);
+    const auto result = marking == launch_event::held ? issued::held : issued::flushed;
     if (!event) {
-      if (uncovered_.empty()) manager->completions().cover_later(intrusive_ptr<queue_state>{this});
+      if (uncovered_.empty()) completions->cover_later(intrusive_ptr<queue_state>{this});
       uncovered_.emplace_back(&op);
+      has_uncovered_.store(true, std::memory_order_release);
       last_uncovered_ = std::chrono::steady_clock::now();
-      return;
+      return result;
     }
     op.marker->publish(event);
     if (uncovered_.empty()) {
-      manager->completions().watch(std::move(event), intrusive_ptr<command_result>{&op});
-      return;
+      completions->watch(std::move(event), intrusive_ptr<command_result>{&op});
+      return result;
     }
     uncovered_.emplace_back(&op);
-    hand_over_uncovered(std::move(event), manager->completions());
+    hand_over_uncovered(std::move(event), *completions);
+    return result;
   } catch (...) {
     op.ended_at_issue = true;
     op.failure = std::current_exception();
+    return issued::nothing;
   }
 }
 

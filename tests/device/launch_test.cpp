@@ -193,10 +193,15 @@ TEST_P(launch_test, ending_with_names_the_queue_of_a_running_last_command) {
   promise<void> host;
   auto from_host = host.get_future().share();
   EXPECT_FALSE(device_queue::ending_with(from_host).valid()) << "no device command";
-  // Not issued yet: it waits for the host.
+  // Not issued yet, since it waits for the host: work submitted to its queue runs after it all
+  // the same.
   auto gated = q.fill(flag, 1, after(from_host)).share();
-  EXPECT_FALSE(device_queue::ending_with(gated).valid()) << "a command not issued yet";
+  auto behind_gate = device_queue::ending_with(gated);
+  ASSERT_TRUE(behind_gate.valid()) << "a command waiting for the host";
+  EXPECT_EQ(behind_gate.state(), q.state());
+  auto read_behind = behind_gate.read(flag);
   host.set_value();
+  EXPECT_EQ(read_behind.get(), std::vector<int>{1});
   gated.get();
 
   auto slow = q.launch(p, "spin_then_set", nd_range{{1}}, flag, 5, 1u << 22).share();
@@ -305,6 +310,58 @@ TEST_P(launch_test, a_failed_dependency_fails_the_command_with_its_error) {
   expect_error(std::move(pending), errc::runtime_error, "late failure");
   future<void> consumed;
   expect_error(buf.fill(1, after(consumed)), errc::no_state, "after()");
+}
+
+// A dependency submitted earlier to the same queue is not waited for, since the queue runs in
+// order; one that has not reached the device yet may still fail there, and that failure must
+// reach the commands that depend on it, and only them.
+TEST_P(launch_test, a_command_behind_a_failed_one_on_its_queue_fails_with_its_error) {
+  const unsigned n = 16;
+  auto p = compile_test_kernels();
+  auto q = dev.make_queue();
+  auto buf = dev.allocate<int>(n);
+  buf.fill(0).get();
+  promise<void> gate;
+  auto gated = q.fill(buf, 1, after(gate.get_future())).share();
+  auto dependent = q.launch(p, "increment", nd_range{{n}}, after(gated), buf, n);
+  dependencies ordered;
+  ordered.order_after(gated);
+  auto ordered_only = q.fill(buf, 3, ordered);
+  auto independent = q.fill(buf, 5);
+  gate.set_exception(std::make_exception_ptr(error(errc::runtime_error, "gate broke")));
+  expect_error(std::move(dependent), errc::runtime_error, "gate broke");
+  expect_error(gated, errc::runtime_error, "gate broke");
+  EXPECT_NO_THROW(ordered_only.get()) << "order_after() does not take the error";
+  independent.get();
+  EXPECT_EQ(q.read(buf).get(), std::vector<int>(n, 5));
+}
+
+// Launches submitted while earlier ones wait for a cover may be issued by the completion
+// thread (queue_state::hand_on): from several threads at once, each thread's launches still
+// run in its order, and none is lost.
+TEST_P(launch_test, launches_from_several_threads_keep_each_threads_order) {
+  const int threads = 4;
+  const int rounds = 60;
+  auto p = compile_test_kernels();
+  auto q = dev.make_queue();
+  auto counts = dev.allocate<int>(1);
+  counts.fill(0).get();
+  std::vector<std::thread> senders;
+  std::vector<std::vector<int>> seen(threads);
+  for (int t = 0; t < threads; ++t) {
+    senders.emplace_back([&, t] {
+      auto flag = dev.allocate<int>(1);
+      for (int round = 1; round <= rounds; ++round) {
+        q.launch(p, "spin_then_set", nd_range{{1}}, flag, round, 64u);
+        q.launch(p, "increment", nd_range{{1}}, counts, 1u);
+      }
+      seen[static_cast<std::size_t>(t)] = q.read(flag).get();
+    });
+  }
+  for (auto& sender : senders) sender.join();
+  for (int t = 0; t < threads; ++t)
+    EXPECT_EQ(seen[static_cast<std::size_t>(t)], std::vector<int>{rounds}) << "thread " << t;
+  EXPECT_EQ(q.read(counts).get(), std::vector<int>{threads * rounds});
 }
 
 TEST_P(launch_test, concurrent_launches_of_one_program_do_not_mix_arguments) {

@@ -32,6 +32,8 @@ class cuda_queue final : public backend_queue {
                    std::span<const kernel_argument> args, wait_list wait,
                    launch_event marking) override;
   event_ptr mark() override;
+  /// A launch reaches the device at once: there is nothing to hand over.
+  void flush() override {}
 
   /// Every command but a launch without an event goes through here: the stream waits for `wait`,
   /// `commands(stream)` enqueues the work, and an event recorded after it is returned. `staged`

@@ -465,6 +465,8 @@ class opencl_queue final : public backend_queue {
         {}, marking);
   }
 
+  void flush() override { clFlush(queue_); }
+
   event_ptr mark() override {
     try {
       return enqueue("clEnqueueMarkerWithWaitList", {},
@@ -512,7 +514,7 @@ class opencl_queue final : public backend_queue {
     if (done != nullptr)
       result = event_ptr{new opencl_event(done, context_, std::move(staged)), adopt_ref};
     stage_trace::record(stage_trace::point::driver_flush);
-    clFlush(queue_);
+    if (marking != launch_event::held) clFlush(queue_);
     return result;
   }
 

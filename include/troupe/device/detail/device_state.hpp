@@ -79,6 +79,10 @@ class device_state final : public ref_counted {
 /// An in-order queue: commands are issued in the order they were submitted. A command whose
 /// host-side dependencies are not ready yet waits in `deferred_`, and so do all after it.
 ///
+/// A launch submitted while the queue's launches without an event wait for a cover may be
+/// issued by the completion thread instead of the submitting one (issue_later), which goes on
+/// meanwhile: a pipeline's next stage is prepared while the driver takes this one's launch.
+///
 /// A launch that nobody waits for yet is issued without an event of its own: the next command
 /// issued with one, or a marker (cover()), tells when it has ended, since the queue runs in
 /// order. It is covered as soon as someone waits for it, by the queue's 32nd such launch in a
@@ -104,9 +108,12 @@ class queue_state final : public ref_counted {
 
   /// Issues the deferred commands whose dependencies are ready, in order.
   void drain();
+  /// The same, from `completions` itself (issue_later): what was submitted before the actor
+  /// system went is issued still.
+  void drain(completion_queue& completions);
 
-  /// The queue whose last issued command produces `result`, if that command is still running:
-  /// a command enqueued there next runs right after it, without waiting on an event. Else null.
+  /// The queue whose last submitted command produces `result`, if that command has not ended:
+  /// a command submitted there next runs right after it, without waiting on an event. Else null.
   static intrusive_ptr<queue_state> ending_with(const state_base& result);
 
   /// Enqueues a marker after the launches issued without an event and hands it to the
@@ -134,20 +141,34 @@ class queue_state final : public ref_counted {
   void hand_over_uncovered(intrusive_ptr<backend_event> event,
                            completion_queue& completions) noexcept;
 
+  /// What issue() enqueued: nothing, a launch not flushed yet, or a command flushed with all
+  /// before it.
+  enum class issued : std::uint8_t { nothing, held, flushed };
   /// Issues `op` under mutex_; a command that ends there (fails, or has nothing to do) is only
   /// marked, and settled by the caller after the lock: its future's continuations may submit.
-  void issue(pending& op) noexcept;
+  /// `completions`: the completion queue's own thread issues, else null. `more`: another
+  /// command is ready to issue right after it, so a launch without an event need not be flushed.
+  issued issue(pending& op, completion_queue* completions, bool more) noexcept;
+  /// Issues what drain() issues; `completions` as in issue().
+  void drain_with(completion_queue* completions);
+  /// Whether `op`, ready to issue, goes to the completion thread (issue_later): a launch nobody
+  /// waits for, while that thread is awake for this queue's cover. Then it is handed on.
+  bool hand_on(pending& op);
   /// A copy between devices without peer access: a read here, then a write there.
   void submit_staged_copy(pending& op, const dependency_list& deps);
 
   device_state* device_;
   intrusive_ptr<device_state> device_ref_;
   std::unique_ptr<backend_queue> backend_;
+  /// Held while issuing, so that commands reach the driver in order; guards uncovered_.
   std::mutex mutex_;
+  /// Guards deferred_ only, and only briefly: submitting never waits for a driver call.
+  std::mutex order_mutex_;
   std::deque<intrusive_ptr<pending>> deferred_;
   std::vector<intrusive_ptr<pending>> uncovered_;         ///< issued without an event, oldest first
   std::chrono::steady_clock::time_point last_uncovered_;  ///< when the last of them was issued
-  std::atomic<const void*> last_issued_{nullptr};         ///< the marker of the last issued command
+  std::atomic<bool> has_uncovered_{false};                ///< !uncovered_.empty(), read unlocked
+  std::atomic<const void*> last_submitted_{nullptr};  ///< the marker of the last command submitted
 };
 
 /// Memory of one buffer.
