@@ -27,7 +27,7 @@ class device_builder {
   device_builder(actor_system& system, const device& dev);
 
   /// The composed pipeline: a `std::vector<u32>` column in; `(words, values, offsets)` out as
-  /// mem_refs, offsets with one entry per value (the last value's words end at words.size()).
+  /// mem_refs, as in wah_index (offsets with one entry more than values).
   const actor& pipeline() const noexcept { return pipeline_; }
   /// The same from a `mem_ref<u32>` column already on the device (it needs read_write rights).
   const actor& resident_pipeline() const noexcept { return resident_pipeline_; }
