@@ -179,7 +179,7 @@ void completion_queue::run() {
     }
     // Before the covers, so that a cover due comes after the launches handed on. Issuing takes
     // the lock (cover_later, watch): outside it.
-    for (auto& queue : to_issue) queue->drain(*this);
+    for (auto& queue : to_issue) queue->drain(this);
     // Outside the lock: covering enqueues a marker and watches it, which takes the lock. The
     // markers are seen on the next pass. A queue still busy is looked at again later.
     if (!due.empty()) {

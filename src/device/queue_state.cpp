@@ -329,15 +329,7 @@ void queue_state::hand_over_uncovered(event_ptr event, completion_queue& complet
   completions.watch(std::move(event), std::move(batch));
 }
 
-void queue_state::drain() {
-  drain_with(nullptr);
-}
-
-void queue_state::drain(completion_queue& completions) {
-  drain_with(&completions);
-}
-
-void queue_state::drain_with(completion_queue* completions) {
+void queue_state::drain(completion_queue* completions) {
   const auto ready = [this] {
     return !deferred_.empty() &&
            deferred_.front()->outstanding.load(std::memory_order_acquire) == 0;
@@ -399,7 +391,7 @@ queue_state::issued queue_state::issue(pending& op, completion_queue* completion
     const bool own_event = op.cmd.what != command::kind::launch || op.marker->wanted() ||
                            uncovered_.size() + 1 >= most_uncovered;
     stage_trace::record(stage_trace::point::command_issuing);
-    // A queue that issues several at once flushes after the last (drain_with).
+    // A queue that issues several at once flushes after the last (drain).
     const auto marking = own_event ? launch_event::own
                          : more    ? launch_event::held
                                    : launch_event::none;

@@ -106,11 +106,10 @@ class queue_state final : public ref_counted {
 
   struct pending;
 
-  /// Issues the deferred commands whose dependencies are ready, in order.
-  void drain();
-  /// The same, from `completions` itself (issue_later): what was submitted before the actor
-  /// system went is issued still.
-  void drain(completion_queue& completions);
+  /// Issues the deferred commands whose dependencies are ready, in order. `completions`: the
+  /// completion queue's own thread issues (issue_later), so what was submitted before the actor
+  /// system went is issued still; else null.
+  void drain(completion_queue* completions = nullptr);
 
   /// The queue whose last submitted command produces `result`, if that command has not ended:
   /// a command submitted there next runs right after it, without waiting on an event. Else null.
@@ -146,11 +145,9 @@ class queue_state final : public ref_counted {
   enum class issued : std::uint8_t { nothing, held, flushed };
   /// Issues `op` under mutex_; a command that ends there (fails, or has nothing to do) is only
   /// marked, and settled by the caller after the lock: its future's continuations may submit.
-  /// `completions`: the completion queue's own thread issues, else null. `more`: another
-  /// command is ready to issue right after it, so a launch without an event need not be flushed.
+  /// `completions` as in drain(). `more`: another command is ready to issue right after it, so
+  /// a launch without an event need not be flushed.
   issued issue(pending& op, completion_queue* completions, bool more) noexcept;
-  /// Issues what drain() issues; `completions` as in issue().
-  void drain_with(completion_queue* completions);
   /// Whether `op`, ready to issue, goes to the completion thread (issue_later): a launch nobody
   /// waits for, while that thread is awake for this queue's cover. Then it is handed on.
   bool hand_on(pending& op);
