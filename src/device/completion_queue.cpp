@@ -68,7 +68,10 @@ void completion_queue::issue_later(intrusive_ptr<queue_state> queue) {
   bool wake = false;
   {
     std::lock_guard guard{mutex_};
-    to_issue_.push_back(std::move(queue));
+    // A queue named already is drained once for all its launches.
+    const bool named = std::any_of(to_issue_.begin(), to_issue_.end(),
+                                   [&](const auto& q) { return q.get() == queue.get(); });
+    if (!named) to_issue_.push_back(std::move(queue));
     has_to_issue_.store(true, std::memory_order_release);
     wake = sleeps_untimed_ || naps_;
   }
