@@ -6,10 +6,12 @@ include/troupe/core/detail/stage_trace.hpp. For each file, this prints the timed
 troupe empty-stage pipeline of the given length (the first run, a warm-up, is left out) and,
 for each step between two points on one thread, its median and its mean share of a stage.
 `--stages 0` reads the runs of the iterated multiplies instead; `--per` then says how many
-multiplies a run has.
+multiplies a run has. `--timeline` prints instead when a run's first and last steps happen,
+as medians from its begin: how long it takes to start and to end, around the launches.
 
   bench-kernel --gpus-only --only empty_stage --trace trace.txt
   bench/kernel/stage_trace.py trace.txt
+  bench/kernel/stage_trace.py --timeline trace.txt
   bench-kernel --gpus-only --only matmul_iterated --trace iterated.txt
   bench/kernel/stage_trace.py --stages 0 --per 1000 iterated.txt
 """
@@ -80,15 +82,47 @@ def report(path, stages, per):
         print(f"  {step:<42} {len(times):7d} {statistics.median(times):7.2f} {share:12.2f}")
 
 
+def timeline(path, stages):
+    names, records = read_trace(path)
+    runs = runs_of(names, records, stages)[1:]
+    if not runs:
+        sys.exit(f"{path}: no complete run of {stages} stages")
+    number = {name: point for point, name in names.items()}
+    offsets = collections.defaultdict(list)  # (order, what) -> microseconds from run begin
+    for run in runs:
+        begin = run[0][2]
+        for name in ("message taken", "launch called", "driver call", "driver flush",
+                     "command done", "command completed"):
+            times = [(ns - begin) / 1000 for point, _, ns in run if point == number.get(name)]
+            if times:
+                offsets[(name, "first")].append(times[0])
+                offsets[(name, "last")].append(times[-1])
+            if name == "driver call" and len(times) > 1:
+                offsets[(name, "second")].append(times[1])
+        offsets[("waiter done", "")].append((run[-1][2] - begin) / 1000)
+    print(f"{path}: {len(runs)} timed runs of {stages} stages; microseconds from the run's begin")
+    print(f"  {'step':<28} {'median':>7} {'min':>7} {'max':>7}")
+    for (name, which), times in sorted(offsets.items(), key=lambda item: statistics.median(item[1])):
+        step = f"{which} {name}".strip()
+        print(f"  {step:<28} {statistics.median(times):7.2f} {min(times):7.2f} {max(times):7.2f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("files", nargs="+", help="files written by bench-kernel --trace")
     parser.add_argument("--stages", type=int, default=20,
                         help="pipeline length (default 20); 0: the iterated multiplies")
     parser.add_argument("--per", type=int, help="divide each run by this (default: --stages)")
+    parser.add_argument("--timeline", action="store_true",
+                        help="when a run's first and last steps happen, not the steps' times")
     args = parser.parse_args()
+    if args.timeline and args.stages == 0:
+        parser.error("--timeline reads pipeline runs: give --stages 1 or more")
     for path in args.files:
-        report(path, args.stages, args.per or args.stages or 1)
+        if args.timeline:
+            timeline(path, args.stages)
+        else:
+            report(path, args.stages, args.per or args.stages or 1)
 
 
 if __name__ == "__main__":
