@@ -57,11 +57,17 @@ def runs_of(names, records, stages):
     return [run for run in runs if run[-1][0] == waiter_done]
 
 
-def report(path, stages, per):
+def timed_runs(path, stages):
+    """The point names and the timed runs of `stages` stages (the first run is a warm-up)."""
     names, records = read_trace(path)
     runs = runs_of(names, records, stages)[1:]
     if not runs:
         sys.exit(f"{path}: no complete run of {stages} stages")
+    return names, runs
+
+
+def report(path, stages, per):
+    names, runs = timed_runs(path, stages)
     per_stage = [(run[-1][2] - run[0][2]) / per / 1000 for run in runs]
     steps = collections.defaultdict(list)
     for run in runs:
@@ -83,12 +89,9 @@ def report(path, stages, per):
 
 
 def timeline(path, stages):
-    names, records = read_trace(path)
-    runs = runs_of(names, records, stages)[1:]
-    if not runs:
-        sys.exit(f"{path}: no complete run of {stages} stages")
+    names, runs = timed_runs(path, stages)
     number = {name: point for point, name in names.items()}
-    offsets = collections.defaultdict(list)  # (order, what) -> microseconds from run begin
+    offsets = collections.defaultdict(list)  # (point, which one) -> microseconds from run begin
     for run in runs:
         begin = run[0][2]
         for name in ("message taken", "launch called", "driver call", "driver flush",
