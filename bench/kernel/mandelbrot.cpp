@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "kernel/kernel_bench.hpp"
+#include "troupe/core/detail/stage_trace.hpp"
 
 namespace troupe::bench::kernel_bench {
 
@@ -20,6 +21,7 @@ namespace {
 using namespace troupe::kernel;
 using u32 = std::uint32_t;
 using clock_type = std::chrono::steady_clock;
+namespace stage_trace = troupe::detail::stage_trace;
 
 // The paper's region, [-0.5 - 0.7375i, 0.1 - 0.1375i].
 constexpr float region_x0 = -0.5f, region_y0 = -0.7375f, region_x1 = 0.1f, region_y1 = -0.1375f;
@@ -122,6 +124,7 @@ class renderer {
   const image& spec() const noexcept { return img_; }
 
   rendering render(u32 device_rows) const {
+    stage_trace::record(stage_trace::point::run_begin);  // stage_trace.py --stages 0
     rendering result;
     result.device_rows = device_rows;
     const auto start = clock_type::now();
@@ -150,6 +153,7 @@ class renderer {
     result.host_seconds = seconds_since_start();
     std::move(device_done).get();
     for (std::size_t b = 0; b < all.size(); ++b) result.host_bands[b].second = all[b].get();
+    stage_trace::record(stage_trace::point::waiter_done);
     return result;
   }
 

@@ -5,15 +5,17 @@ A build configured with -DTROUPE_STAGE_TRACE=ON records timestamps at the points
 include/troupe/core/detail/stage_trace.hpp. For each file, this prints the timed runs of the
 troupe empty-stage pipeline of the given length (the first run, a warm-up, is left out) and,
 for each step between two points on one thread, its median and its mean share of a stage.
-`--stages 0` reads the runs of the iterated multiplies instead; `--per` then says how many
-multiplies a run has. `--timeline` prints instead when a run's first and last steps happen,
-as medians from its begin: how long it takes to start and to end, around the launches.
+`--stages 0` reads the runs of the iterated multiplies (or of the Mandelbrot renders) instead;
+`--per` then says how many multiplies a run has. `--timeline` prints instead when a run's first
+and last steps happen, as medians from its begin: how long it takes to start and to end.
 
   bench-kernel --gpus-only --only empty_stage --trace trace.txt
   bench/kernel/stage_trace.py trace.txt
   bench/kernel/stage_trace.py --timeline trace.txt
   bench-kernel --gpus-only --only matmul_iterated --trace iterated.txt
   bench/kernel/stage_trace.py --stages 0 --per 1000 iterated.txt
+  bench-kernel --gpus-only --only mandelbrot --shares 100 --trace render.txt
+  bench/kernel/stage_trace.py --stages 0 --timeline render.txt
 """
 import argparse
 import collections
@@ -77,7 +79,8 @@ def report(path, stages, per):
         for records in by_thread.values():
             for a, b in zip(records, records[1:]):
                 steps[(a[0], b[0])].append((b[2] - a[2]) / 1000)
-    what, unit = (f"{stages} stages", "stage") if stages else ("iterated multiplies", "multiply")
+    what, unit = ((f"{stages} stages", "stage") if stages else
+                  ("iterated multiplies or renders", "multiply" if per > 1 else "run"))
     print(f"{path}: {len(runs)} timed runs of {what}; microseconds per {unit}: median "
           f"{statistics.median(per_stage):.2f}, min {min(per_stage):.2f}, "
           f"max {max(per_stage):.2f}")
@@ -94,8 +97,9 @@ def timeline(path, stages):
     offsets = collections.defaultdict(list)  # (point, which one) -> microseconds from run begin
     for run in runs:
         begin = run[0][2]
-        for name in ("message taken", "launch called", "driver call", "driver flush",
-                     "command done", "command completed"):
+        for name in ("message taken", "launch called", "command submitted", "driver call",
+                     "driver flush", "chunk arrived", "chunk copied", "command done",
+                     "command completed"):
             times = [(ns - begin) / 1000 for point, _, ns in run if point == number.get(name)]
             if times:
                 offsets[(name, "first")].append(times[0])
@@ -103,7 +107,8 @@ def timeline(path, stages):
             if name == "driver call" and len(times) > 1:
                 offsets[(name, "second")].append(times[1])
         offsets[("waiter done", "")].append((run[-1][2] - begin) / 1000)
-    print(f"{path}: {len(runs)} timed runs of {stages} stages; microseconds from the run's begin")
+    what = f"{stages} stages" if stages else "iterated multiplies or Mandelbrot renders"
+    print(f"{path}: {len(runs)} timed runs of {what}; microseconds from the run's begin")
     print(f"  {'step':<28} {'median':>7} {'min':>7} {'max':>7}")
     for (name, which), times in sorted(offsets.items(), key=lambda item: statistics.median(item[1])):
         step = f"{which} {name}".strip()
@@ -114,13 +119,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("files", nargs="+", help="files written by bench-kernel --trace")
     parser.add_argument("--stages", type=int, default=20,
-                        help="pipeline length (default 20); 0: the iterated multiplies")
+                        help="pipeline length (default 20); 0: the iterated multiplies or renders")
     parser.add_argument("--per", type=int, help="divide each run by this (default: --stages)")
     parser.add_argument("--timeline", action="store_true",
                         help="when a run's first and last steps happen, not the steps' times")
     args = parser.parse_args()
-    if args.timeline and args.stages == 0:
-        parser.error("--timeline reads pipeline runs: give --stages 1 or more")
     for path in args.files:
         if args.timeline:
             timeline(path, args.stages)
