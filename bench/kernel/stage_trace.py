@@ -23,6 +23,10 @@ import statistics
 import sys
 
 
+# What a run is with --stages 0.
+UNPIPELINED_RUNS = "iterated multiplies or Mandelbrot renders"
+
+
 def read_trace(path):
     """The point names the trace declares (its "# point N name" lines) and its records."""
     names, records = {}, []
@@ -80,7 +84,7 @@ def report(path, stages, per):
             for a, b in zip(records, records[1:]):
                 steps[(a[0], b[0])].append((b[2] - a[2]) / 1000)
     what, unit = ((f"{stages} stages", "stage") if stages else
-                  ("iterated multiplies or renders", "multiply" if per > 1 else "run"))
+                  (UNPIPELINED_RUNS, "multiply" if per > 1 else "run"))
     print(f"{path}: {len(runs)} timed runs of {what}; microseconds per {unit}: median "
           f"{statistics.median(per_stage):.2f}, min {min(per_stage):.2f}, "
           f"max {max(per_stage):.2f}")
@@ -107,7 +111,7 @@ def timeline(path, stages):
             if name == "driver call" and len(times) > 1:
                 offsets[(name, "second")].append(times[1])
         offsets[("waiter done", "")].append((run[-1][2] - begin) / 1000)
-    what = f"{stages} stages" if stages else "iterated multiplies or Mandelbrot renders"
+    what = f"{stages} stages" if stages else UNPIPELINED_RUNS
     print(f"{path}: {len(runs)} timed runs of {what}; microseconds from the run's begin")
     print(f"  {'step':<28} {'median':>7} {'min':>7} {'max':>7}")
     for (name, which), times in sorted(offsets.items(), key=lambda item: statistics.median(item[1])):
