@@ -128,6 +128,8 @@ def main():
     parser.add_argument("--timeline", action="store_true",
                         help="when a run's first and last steps happen, not the steps' times")
     args = parser.parse_args()
+    if args.timeline and args.per:
+        parser.error("--per divides a run's steps; --timeline prints when they happen")
     for path in args.files:
         if args.timeline:
             timeline(path, args.stages)
