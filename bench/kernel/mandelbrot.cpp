@@ -198,19 +198,23 @@ class renderer {
   std::vector<actor> host_actors_;
 };
 
-/// The automatic split. A model proposes: from each rendering it learns (averaged with weight
-/// 1/2 for the newest) the device's seconds per row and the host's seconds per row per actor,
-/// and proposes the number of host rows, a multiple of its actor count, that minimises the later
-/// of the two finishing times (host rows are computed `actors` at a time, so a share too small
-/// to occupy them all takes a whole row's time). The host gets rows only where that is predicted
-/// 5 % faster than none.
+/// The automatic split. A model proposes: from the renderings so far it learns (their medians)
+/// the device's seconds per row and the host's seconds per row per actor, and proposes the
+/// number of host rows, a multiple of its actor count, that minimises the later of the two
+/// finishing times (host rows are computed `actors` at a time, so a share too small to occupy
+/// them all takes a whole row's time). The host gets rows only where that is predicted 5 %
+/// faster than none.
 ///
 /// Measurement decides. The model errs where rows differ in cost (the image's top rows are
 /// cheap), and where busy host actors slow the device's own host work (staging copies, the
-/// completion thread), so every split tried keeps its measured time. The first rendering splits
+/// completion thread), so every split tried keeps its measured times. The first rendering splits
 /// at half, the second follows the model, the third puts all on the device; from then on the
-/// fastest split measured runs again, unless the model proposes one that is not near any tried
-/// and that it predicts 5 % faster.
+/// split with the fastest median runs again, unless the model proposes one that is not near any
+/// tried and that it predicts 5 % faster. Medians, because one rendering in tens takes several
+/// times as long (fresh memory for the result, a worker's wake-up): a running average let one
+/// of them rule a split out for good, and the model propose one split after another. For the
+/// same reason a split measured fewer than `settled` times that the model predicts 5 % faster
+/// than the best is measured again.
 class granular_split {
  public:
   granular_split(u32 actors, u32 height) : actors_(std::max(1u, actors)), height_(height) {}
@@ -220,29 +224,33 @@ class granular_split {
     const u32 proposal = proposed();
     if (measured_.size() == 1) return proposal;
     if (!measured_.contains(height_)) return height_;
-    const u32 best = std::min_element(measured_.begin(), measured_.end(), [](auto& a, auto& b) {
-                       return a.second < b.second;
-                     })->first;
-    const bool worth_a_try = !tried_near(proposal) && predicted(proposal) < 0.95 * predicted(best);
-    return worth_a_try ? proposal : best;
+    const auto best = std::min_element(measured_.begin(), measured_.end(), [](auto& a, auto& b) {
+      return median(a.second) < median(b.second);
+    });
+    const double best_seconds = median(best->second);
+    for (const auto& [rows, times] : measured_) {
+      if (times.size() < settled && predicted(rows) < 0.95 * best_seconds) return rows;
+    }
+    const bool worth_a_try = !tried_near(proposal) && predicted(proposal) < 0.95 * best_seconds;
+    return worth_a_try ? proposal : best->first;
   }
 
   void learn(const rendering& done) {
     const u32 host_rows = height_ - done.device_rows;
-    if (done.device_rows > 0) average(device_row_seconds_, done.device_seconds / done.device_rows);
+    if (done.device_rows > 0) device_row_seconds_.push_back(done.device_seconds / done.device_rows);
     if (host_rows > 0) {
       const double rounds = std::ceil(static_cast<double>(host_rows) / actors_);
-      average(host_row_seconds_, done.host_seconds / rounds);
+      host_row_seconds_.push_back(done.host_seconds / rounds);
     }
-    const double total = std::max(done.device_seconds, done.host_seconds);
-    if (auto [at, first] = measured_.try_emplace(done.device_rows, total); !first)
-      average(at->second, total);
+    measured_[done.device_rows].push_back(std::max(done.device_seconds, done.host_seconds));
   }
 
  private:
+  static constexpr std::size_t settled = 3;
+
   /// The model's split, as device rows.
   u32 proposed() const {
-    if (device_row_seconds_ == 0 || host_row_seconds_ == 0) return height_ / 2;
+    if (device_row_seconds_.empty() || host_row_seconds_.empty()) return height_ / 2;
     u32 best_host_rows = 0;
     double best = predicted(height_) * 0.95;
     for (u32 host_rows = actors_; host_rows <= height_; host_rows += actors_) {
@@ -256,8 +264,9 @@ class granular_split {
   }
   double predicted(u32 device_rows) const {
     const u32 host_rows = height_ - device_rows;
-    const double device = device_rows * device_row_seconds_;
-    const double host = std::ceil(static_cast<double>(host_rows) / actors_) * host_row_seconds_;
+    const double device = device_rows * median(device_row_seconds_);
+    const double host = std::ceil(static_cast<double>(host_rows) / actors_) *
+                        (host_rows > 0 ? median(host_row_seconds_) : 0.0);
     return std::max(device, host);
   }
   /// Whether a split within 2 % of the rows (or one round of the host) was measured.
@@ -267,13 +276,17 @@ class granular_split {
     auto at = measured_.lower_bound(from);
     return at != measured_.end() && at->first <= device_rows + near;
   }
-  static void average(double& seconds, double measured) {
-    seconds = seconds == 0 ? measured : (seconds + measured) / 2;
+  /// 0 when there is none.
+  static double median(std::vector<double> seconds) {
+    if (seconds.empty()) return 0;
+    auto middle = seconds.begin() + static_cast<std::ptrdiff_t>(seconds.size() / 2);
+    std::nth_element(seconds.begin(), middle, seconds.end());
+    return *middle;
   }
 
   u32 actors_, height_;
-  double device_row_seconds_ = 0, host_row_seconds_ = 0;
-  std::map<u32, double> measured_;  // device rows -> seconds of the rendering
+  std::vector<double> device_row_seconds_, host_row_seconds_;  // per rendering
+  std::map<u32, std::vector<double>> measured_;  // device rows -> seconds of its renderings
 };
 
 }  // namespace
