@@ -225,11 +225,11 @@ class granular_split {
     if (measured_.size() == 1) return proposal;
     if (!measured_.contains(height_)) return height_;
     const auto best = std::min_element(measured_.begin(), measured_.end(), [](auto& a, auto& b) {
-      return median(a.second) < median(b.second);
+      return a.second.median < b.second.median;
     });
-    const double best_seconds = median(best->second);
+    const double best_seconds = best->second.median;
     for (const auto& [rows, times] : measured_) {
-      if (times.size() < settled && predicted(rows) < 0.95 * best_seconds) return rows;
+      if (times.seconds.size() < settled && predicted(rows) < 0.95 * best_seconds) return rows;
     }
     const bool worth_a_try = !tried_near(proposal) && predicted(proposal) < 0.95 * best_seconds;
     return worth_a_try ? proposal : best->first;
@@ -237,20 +237,34 @@ class granular_split {
 
   void learn(const rendering& done) {
     const u32 host_rows = height_ - done.device_rows;
-    if (done.device_rows > 0) device_row_seconds_.push_back(done.device_seconds / done.device_rows);
+    if (done.device_rows > 0) device_row_.add(done.device_seconds / done.device_rows);
     if (host_rows > 0) {
       const double rounds = std::ceil(static_cast<double>(host_rows) / actors_);
-      host_row_seconds_.push_back(done.host_seconds / rounds);
+      host_row_.add(done.host_seconds / rounds);
     }
-    measured_[done.device_rows].push_back(std::max(done.device_seconds, done.host_seconds));
+    measured_[done.device_rows].add(std::max(done.device_seconds, done.host_seconds));
   }
 
  private:
   static constexpr std::size_t settled = 3;
 
+  /// Seconds measured, and their median, kept up to date (the split is chosen in a timed run).
+  struct samples {
+    std::vector<double> seconds;
+    double median = 0;  // 0 while there are none
+
+    void add(double measured) {
+      seconds.push_back(measured);
+      auto sorted = seconds;
+      auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
+      std::nth_element(sorted.begin(), middle, sorted.end());
+      median = *middle;
+    }
+  };
+
   /// The model's split, as device rows.
   u32 proposed() const {
-    if (device_row_seconds_.empty() || host_row_seconds_.empty()) return height_ / 2;
+    if (device_row_.seconds.empty() || host_row_.seconds.empty()) return height_ / 2;
     u32 best_host_rows = 0;
     double best = predicted(height_) * 0.95;
     for (u32 host_rows = actors_; host_rows <= height_; host_rows += actors_) {
@@ -264,9 +278,8 @@ class granular_split {
   }
   double predicted(u32 device_rows) const {
     const u32 host_rows = height_ - device_rows;
-    const double device = device_rows * median(device_row_seconds_);
-    const double host = std::ceil(static_cast<double>(host_rows) / actors_) *
-                        (host_rows > 0 ? median(host_row_seconds_) : 0.0);
+    const double device = device_rows * device_row_.median;
+    const double host = std::ceil(static_cast<double>(host_rows) / actors_) * host_row_.median;
     return std::max(device, host);
   }
   /// Whether a split within 2 % of the rows (or one round of the host) was measured.
@@ -276,17 +289,11 @@ class granular_split {
     auto at = measured_.lower_bound(from);
     return at != measured_.end() && at->first <= device_rows + near;
   }
-  /// 0 when there is none.
-  static double median(std::vector<double> seconds) {
-    if (seconds.empty()) return 0;
-    auto middle = seconds.begin() + static_cast<std::ptrdiff_t>(seconds.size() / 2);
-    std::nth_element(seconds.begin(), middle, seconds.end());
-    return *middle;
-  }
 
   u32 actors_, height_;
-  std::vector<double> device_row_seconds_, host_row_seconds_;  // per rendering
-  std::map<u32, std::vector<double>> measured_;  // device rows -> seconds of its renderings
+  samples device_row_;               // per rendering: the device's seconds per row
+  samples host_row_;                 // per rendering: the host's seconds per row and actor
+  std::map<u32, samples> measured_;  // device rows -> seconds of its renderings
 };
 
 }  // namespace
