@@ -6,8 +6,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <thread>
 #include <vector>
+
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #include "device/host_copier.hpp"
 #include "troupe/async/future.hpp"
@@ -135,7 +140,9 @@ TEST(host_copier, results_ready_at_once_have_no_gate) {
   const struct {
     std::size_t count;
     bool prepare_later;
-  } cases[] = {{1000, true}, {fresh_memory_threshold / sizeof(std::uint32_t) + 1, false}};
+  } cases[] = {{1000, true},
+               {fresh_check_threshold / sizeof(std::uint32_t) + 1, true},
+               {fresh_memory_threshold / sizeof(std::uint32_t) + 1, false}};
   for (const auto& c : cases) {
     intrusive_ptr<vector_result<std::uint32_t>> result{
         new vector_result<std::uint32_t>({}, c.count, c.prepare_later), adopt_ref};
@@ -146,6 +153,26 @@ TEST(host_copier, results_ready_at_once_have_no_gate) {
     EXPECT_EQ(std::move(got).get(), std::vector<std::uint32_t>(c.count, 0)) << c.count;
   }
 }
+
+#ifdef __linux__
+TEST(fresh_memory, pages_not_resident_are_fresh) {
+  // 8 MiB, written in its first page only: even where that page becomes a 2 MiB huge page, most
+  // of it is not resident.
+  constexpr std::size_t bytes = std::size_t{8} << 20;
+  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(memory, MAP_FAILED);
+  auto* data = static_cast<unsigned char*>(memory);
+  EXPECT_TRUE(is_mostly_fresh(data, bytes));
+  data[0] = 1;
+  EXPECT_TRUE(is_mostly_fresh(data, bytes));
+  std::memset(data, 1, bytes);
+  EXPECT_FALSE(is_mostly_fresh(data, bytes));
+  EXPECT_FALSE(is_mostly_fresh(data + 100, bytes - 200));  // not page-aligned
+  ASSERT_EQ(madvise(data, bytes, MADV_DONTNEED), 0);       // given back to the kernel
+  EXPECT_TRUE(is_mostly_fresh(data, bytes));
+  munmap(memory, bytes);
+}
+#endif
 
 }  // namespace
 }  // namespace troupe::detail
