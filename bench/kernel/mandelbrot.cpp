@@ -59,6 +59,11 @@ std::vector<image> paper_images() {
   return {{1920, 1080, 100}, {1920, 1080, 1000}, {16000, 16000, 100}, {16000, 16000, 1000}};
 }
 
+/// The paper's 16000x16000 images: a rendering takes from a tenth of a second to half a minute.
+bool is_large(const image& img) {
+  return img.width > 4000;
+}
+
 /// "1920x1080x100", as --mandelbrot names an image.
 std::string name_of(const image& img) {
   return std::to_string(img.width) + "x" + std::to_string(img.height) + "x" +
@@ -383,13 +388,13 @@ learning_split automatic_split(const std::shared_ptr<renderer>& paint,
 void compare_with_best_split(device_bench& bench, const comparison& swept,
                              const std::shared_ptr<renderer>& paint, std::size_t actors,
                              int best_percent) {
-  const bool large = paint->spec().width > 4000;
-  comparison duel{
-      .benchmark = "mandelbrot_split",
-      .parameters = swept.parameters,
-      .device = swept.device,
-      .runs = large || bench.quick() ? 0 : std::max(bench.settings().runs, fast_image_runs),
-      .warmup = std::max(bench.settings().warmup, 3)};
+  comparison duel{.benchmark = "mandelbrot_split",
+                  .parameters = swept.parameters,
+                  .device = swept.device,
+                  .runs = is_large(paint->spec()) || bench.quick()
+                              ? 0
+                              : std::max(bench.settings().runs, fast_image_runs),
+                  .warmup = std::max(bench.settings().warmup, 3)};
   auto done = std::make_shared<rendering>();
   duel.variants.push_back(fixed_split(paint, done, best_percent));
   auto learning = automatic_split(paint, done, actors);
@@ -433,7 +438,7 @@ void run_mandelbrot(device_bench& bench, actor_system& system, const troupe::dev
   if (bench.quick()) images = {{192, 108, 100}};
   for (const image& img : images) {
     auto paint = std::make_shared<renderer>(system, dev, img);
-    const bool large = img.width > 4000;
+    const bool large = is_large(img);
     // The large image takes seconds a run wherever the host has rows (half a minute at 0 % and
     // 1000 iterations): then fewer runs. All on the device, and the automatic split (its first
     // run, at half, is its warm-up), get the usual number.
