@@ -230,9 +230,9 @@ class granular_split {
     if (measured_.size() == 1) return proposal;
     if (!measured_.contains(height_)) return height_;
     const auto best = std::min_element(measured_.begin(), measured_.end(), [](auto& a, auto& b) {
-      return a.second.median < b.second.median;
+      return a.second.median() < b.second.median();
     });
-    const double best_seconds = best->second.median;
+    const double best_seconds = best->second.median();
     for (const auto& [rows, times] : measured_) {
       if (times.seconds.size() < settled && predicted(rows) < 0.95 * best_seconds) return rows;
     }
@@ -253,18 +253,15 @@ class granular_split {
  private:
   static constexpr std::size_t settled = 3;
 
-  /// Seconds measured, and their median, kept up to date (the split is chosen in a timed run).
+  /// Seconds measured, kept sorted: the median is at hand when a timed run chooses its split.
   struct samples {
     std::vector<double> seconds;
-    double median = 0;  // 0 while there are none
 
     void add(double measured) {
-      seconds.push_back(measured);
-      auto sorted = seconds;
-      auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
-      std::nth_element(sorted.begin(), middle, sorted.end());
-      median = *middle;
+      seconds.insert(std::upper_bound(seconds.begin(), seconds.end(), measured), measured);
     }
+    /// 0 while there are none.
+    double median() const { return seconds.empty() ? 0 : seconds[seconds.size() / 2]; }
   };
 
   /// The model's split, as device rows.
@@ -283,8 +280,8 @@ class granular_split {
   }
   double predicted(u32 device_rows) const {
     const u32 host_rows = height_ - device_rows;
-    const double device = device_rows * device_row_.median;
-    const double host = std::ceil(static_cast<double>(host_rows) / actors_) * host_row_.median;
+    const double device = device_rows * device_row_.median();
+    const double host = std::ceil(static_cast<double>(host_rows) / actors_) * host_row_.median();
     return std::max(device, host);
   }
   /// Whether a split within 2 % of the rows (or one round of the host) was measured.
