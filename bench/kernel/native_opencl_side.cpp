@@ -4,6 +4,7 @@
 
 #include "device/native_opencl.hpp"
 #include "kernel/kernel_bench.hpp"
+#include "troupe/core/detail/stage_trace.hpp"
 
 namespace troupe::bench::kernel_bench {
 namespace {
@@ -142,11 +143,17 @@ class opencl_side final : public native_side {
     cl_mem data = run->data.get();
     opencl::set_arguments(run->kernel.get(), data);
     const auto launch_stages = [run, count, flush](int launches) {
+      namespace trace = troupe::detail::stage_trace;
       for (int stage = 0; stage < launches; ++stage) {
+        // In a trace build, the same points as troupe's launches: stage_trace.py --threads
+        // compares the driver's calls on this thread with those on troupe's.
+        trace::record(trace::point::driver_call);
         opencl::check(clEnqueueNDRangeKernel(run->queue.get(), run->kernel.get(), 1, nullptr,
                                              &count, nullptr, 0, nullptr, nullptr),
                       "clEnqueueNDRangeKernel");
+        trace::record(trace::point::driver_flush);
         if (flush) opencl::check(clFlush(run->queue.get()), "clFlush");
+        trace::record(trace::point::command_enqueued);
       }
       opencl::check(clFinish(run->queue.get()), "clFinish");
     };

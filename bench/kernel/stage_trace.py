@@ -8,10 +8,14 @@ for each step between two points on one thread, its median and its mean share of
 `--stages 0` reads the runs of the iterated multiplies (or of the Mandelbrot renders) instead;
 `--per` then says how many multiplies a run has. `--timeline` prints instead when a run's first
 and last steps happen, as medians from its begin: how long it takes to start and to end.
+`--threads` prints, for each thread that called the driver's launch, how long the call took:
+the bench's own thread makes the raw side's launches (OpenCL), so the driver's cost on troupe's
+threads and on the raw side's compare within one process.
 
   bench-kernel --gpus-only --only empty_stage --trace trace.txt
   bench/kernel/stage_trace.py trace.txt
   bench/kernel/stage_trace.py --timeline trace.txt
+  bench/kernel/stage_trace.py --threads trace.txt
   bench-kernel --gpus-only --only matmul_iterated --trace iterated.txt
   bench/kernel/stage_trace.py --stages 0 --per 1000 iterated.txt
   bench-kernel --gpus-only --only mandelbrot --shares 100 --trace render.txt
@@ -119,6 +123,26 @@ def timeline(path, stages):
         print(f"  {step:<28} {statistics.median(times):7.2f} {min(times):7.2f} {max(times):7.2f}")
 
 
+def threads(path):
+    names, records = read_trace(path)
+    number = {name: point for point, name in names.items()}
+    bench_threads = {thread for point, thread, _ in records if point >= number["run begin"]}
+    calls = collections.defaultdict(list)  # thread -> the driver's launch calls, microseconds
+    started = {}
+    for point, thread, ns in records:
+        if point == number["driver call"]:
+            started[thread] = ns
+        elif point == number["driver flush"] and thread in started:
+            calls[thread].append((ns - started.pop(thread)) / 1000)
+    print(f"{path}: the driver's launch calls by thread (microseconds; the whole process)")
+    print(f"  {'thread':<22} {'calls':>7} {'median':>7} {'p10':>7} {'p90':>7}")
+    for thread, times in sorted(calls.items(), key=lambda item: -len(item[1])):
+        times.sort()
+        who = f"{thread} (bench, raw)" if thread in bench_threads else f"{thread} (troupe)"
+        print(f"  {who:<22} {len(times):7d} {statistics.median(times):7.2f} "
+              f"{times[len(times) // 10]:7.2f} {times[len(times) * 9 // 10]:7.2f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("files", nargs="+", help="files written by bench-kernel --trace")
@@ -127,11 +151,17 @@ def main():
     parser.add_argument("--per", type=int, help="divide each run by this (default: --stages)")
     parser.add_argument("--timeline", action="store_true",
                         help="when a run's first and last steps happen, not the steps' times")
+    parser.add_argument("--threads", action="store_true",
+                        help="the driver's launch calls by thread, troupe's and the raw side's")
     args = parser.parse_args()
     if args.timeline and args.per:
         parser.error("--per divides a run's steps; --timeline prints when they happen")
+    if args.timeline and args.threads:
+        parser.error("--timeline and --threads are two different reports; choose one")
     for path in args.files:
-        if args.timeline:
+        if args.threads:
+            threads(path)
+        elif args.timeline:
             timeline(path, args.stages)
         else:
             report(path, args.stages, args.per or args.stages or 1)
