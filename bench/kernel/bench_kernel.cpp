@@ -126,8 +126,10 @@ void run_matmul_request(device_bench& bench, actor_system& system,
           run->c = std::vector<float>{};
         };
         variant.run = [run] {
+          stage_trace::record(stage_trace::point::run_begin);  // stage_trace.py --stages 0
           run->c = request<std::vector<float>>(run->multiply, std::move(run->a), std::move(run->b))
                        .get();
+          stage_trace::record(stage_trace::point::waiter_done);
         };
         variant.check = [run, a, b, n] {
           if (run->c.size() != n * n) return std::string{"wrong result size"};

@@ -9,6 +9,8 @@
 namespace troupe::bench::kernel_bench {
 namespace {
 
+namespace trace = troupe::detail::stage_trace;
+
 class opencl_side final : public native_side {
  public:
   explicit opencl_side(cl_device_id id) : device_(id) {}
@@ -32,19 +34,28 @@ class opencl_side final : public native_side {
         auto da = device_.allocate(bytes), db = device_.allocate(bytes),
              dc = device_.allocate(bytes);
         cl_command_queue q = run->queue.get();
-        opencl::check(
+        // In a trace build, each driver call between the points troupe's launches record.
+        const auto traced = [](cl_int status, const char* call) {
+          trace::record(trace::point::driver_flush);
+          opencl::check(status, call);
+        };
+        trace::record(trace::point::driver_call);
+        traced(
             clEnqueueWriteBuffer(q, da.get(), CL_FALSE, 0, bytes, a->data(), 0, nullptr, nullptr),
             "clEnqueueWriteBuffer");
-        opencl::check(
+        trace::record(trace::point::driver_call);
+        traced(
             clEnqueueWriteBuffer(q, db.get(), CL_FALSE, 0, bytes, b->data(), 0, nullptr, nullptr),
             "clEnqueueWriteBuffer");
         const cl_uint size = static_cast<cl_uint>(n);
         opencl::set_arguments(run->kernel.get(), da.get(), db.get(), dc.get(), size);
         const std::size_t global[2] = {n, n};
-        opencl::check(clEnqueueNDRangeKernel(q, run->kernel.get(), 2, nullptr, global, nullptr, 0,
-                                             nullptr, nullptr),
-                      "clEnqueueNDRangeKernel");
-        opencl::check(
+        trace::record(trace::point::driver_call);
+        traced(clEnqueueNDRangeKernel(q, run->kernel.get(), 2, nullptr, global, nullptr, 0, nullptr,
+                                      nullptr),
+               "clEnqueueNDRangeKernel");
+        trace::record(trace::point::driver_call);
+        traced(
             clEnqueueReadBuffer(q, dc.get(), CL_TRUE, 0, bytes, run->c.data(), 0, nullptr, nullptr),
             "clEnqueueReadBuffer");
       };
@@ -143,7 +154,6 @@ class opencl_side final : public native_side {
     cl_mem data = run->data.get();
     opencl::set_arguments(run->kernel.get(), data);
     const auto launch_stages = [run, count, flush](int launches) {
-      namespace trace = troupe::detail::stage_trace;
       for (int stage = 0; stage < launches; ++stage) {
         // In a trace build, the same points as troupe's launches: stage_trace.py --threads
         // compares the driver's calls on this thread with those on troupe's.
