@@ -10,12 +10,14 @@ for each step between two points on one thread, its median and its mean share of
 and last steps happen, as medians from its begin: how long it takes to start and to end.
 `--threads` prints, for each thread that called the driver's launch, how long the call took:
 the bench's own thread makes the raw side's launches (OpenCL), so the driver's cost on troupe's
-threads and on the raw side's compare within one process.
+threads and on the raw side's compare within one process. `--launches` prints the call's median
+for each launch of a run in order, troupe's and the raw side's (OpenCL).
 
   bench-kernel --gpus-only --only empty_stage --trace trace.txt
   bench/kernel/stage_trace.py trace.txt
   bench/kernel/stage_trace.py --timeline trace.txt
   bench/kernel/stage_trace.py --threads trace.txt
+  bench/kernel/stage_trace.py --launches trace.txt
   bench-kernel --gpus-only --only matmul_iterated --trace iterated.txt
   bench/kernel/stage_trace.py --stages 0 --per 1000 iterated.txt
   bench-kernel --gpus-only --only mandelbrot --shares 100 --trace render.txt
@@ -143,6 +145,51 @@ def threads(path):
               f"{times[len(times) // 10]:7.2f} {times[len(times) * 9 // 10]:7.2f}")
 
 
+def launch_calls(records, number, threads):
+    """The driver's launch calls of `threads`, in order: (thread, began, ended) in nanoseconds."""
+    calls, started = [], {}
+    for point, thread, ns in records:
+        if thread not in threads:
+            continue
+        if point == number["driver call"]:
+            started[thread] = ns
+        elif point == number["driver flush"] and thread in started:
+            calls.append((thread, started.pop(thread), ns))
+    return calls
+
+
+def launches(path, stages):
+    names, runs = timed_runs(path, stages)
+    number = {name: point for point, name in names.items()}
+    by_launch = collections.defaultdict(list)  # launch index -> (microseconds, issued by the worker)
+    for run in runs:
+        worker = next(thread for point, thread, _ in run if point == number["message taken"])
+        every = {thread for _, thread, _ in run}
+        for index, (thread, began, ended) in enumerate(launch_calls(run, number, every)):
+            by_launch[index].append(((ended - began) / 1000, thread == worker))
+    print(f"{path}: {len(runs)} timed runs of {stages} stages; the driver's launch call, median "
+          "microseconds by launch (w: issued by the worker that took the request in most runs)")
+    print("  troupe: " + " ".join(
+        f"{statistics.median(t for t, _ in calls):.1f}"
+        f"{'w' if sum(w for _, w in calls) * 2 > len(calls) else ''}"
+        for _, calls in sorted(by_launch.items())))
+    # The raw side: its launches in bursts of `stages`, each burst ended by the finish.
+    _, records = read_trace(path)
+    bench = {thread for point, thread, _ in records if point >= number["run begin"]}
+    bursts, burst = [], []
+    for thread, began, ended in launch_calls(records, number, bench):
+        if burst and began - burst[-1][1] > 2500:  # more than a launch's gap: a finish between
+            bursts.append(burst)
+            burst = []
+        burst.append((began, ended))
+    bursts.append(burst)
+    raw = [burst for burst in bursts if len(burst) == stages]
+    if raw:
+        print(f"  raw ({len(raw)} runs): " + " ".join(
+            f"{statistics.median((b[i][1] - b[i][0]) / 1000 for b in raw):.1f}"
+            for i in range(stages)))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("files", nargs="+", help="files written by bench-kernel --trace")
@@ -153,14 +200,18 @@ def main():
                         help="when a run's first and last steps happen, not the steps' times")
     parser.add_argument("--threads", action="store_true",
                         help="the driver's launch calls by thread, troupe's and the raw side's")
+    parser.add_argument("--launches", action="store_true",
+                        help="the driver's launch calls of a run in order, troupe's and the raw side's")
     args = parser.parse_args()
     if args.timeline and args.per:
         parser.error("--per divides a run's steps; --timeline prints when they happen")
-    if args.timeline and args.threads:
-        parser.error("--timeline and --threads are two different reports; choose one")
+    if args.timeline + args.threads + args.launches > 1:
+        parser.error("--timeline, --threads and --launches are different reports; choose one")
     for path in args.files:
         if args.threads:
             threads(path)
+        elif args.launches:
+            launches(path, args.stages)
         elif args.timeline:
             timeline(path, args.stages)
         else:
