@@ -5,9 +5,10 @@ A build configured with -DTROUPE_STAGE_TRACE=ON records timestamps at the points
 include/troupe/core/detail/stage_trace.hpp. For each file, this prints the timed runs of the
 troupe empty-stage pipeline of the given length (the first run, a warm-up, is left out) and,
 for each step between two points on one thread, its median and its mean share of a stage.
-`--stages 0` reads the runs of the iterated multiplies (or of the Mandelbrot renders) instead;
-`--per` then says how many multiplies a run has. `--timeline` prints instead when a run's first
-and last steps happen, as medians from its begin: how long it takes to start and to end.
+`--stages 0` reads the runs of the iterated multiplies (or of the matrix requests, or of the
+Mandelbrot renders) instead; `--per` then says how many multiplies a run has. `--timeline`
+prints instead when a run's first and last steps happen, as medians from its begin: how long it
+takes to start and to end.
 `--threads` prints, for each thread that called the driver's launch, how long the call took:
 the bench's own thread makes the raw side's launches (OpenCL), so the driver's cost on troupe's
 threads and on the raw side's compare within one process. `--launches` prints the call's median
@@ -30,7 +31,7 @@ import sys
 
 
 # What a run is with --stages 0.
-UNPIPELINED_RUNS = "iterated multiplies or Mandelbrot renders"
+UNPIPELINED_RUNS = "iterated multiplies, matrix requests or Mandelbrot renders"
 
 
 def read_trace(path):
