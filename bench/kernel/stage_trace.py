@@ -126,26 +126,6 @@ def timeline(path, stages):
         print(f"  {step:<28} {statistics.median(times):7.2f} {min(times):7.2f} {max(times):7.2f}")
 
 
-def threads(path):
-    names, records = read_trace(path)
-    number = {name: point for point, name in names.items()}
-    bench_threads = {thread for point, thread, _ in records if point >= number["run begin"]}
-    calls = collections.defaultdict(list)  # thread -> the driver's launch calls, microseconds
-    started = {}
-    for point, thread, ns in records:
-        if point == number["driver call"]:
-            started[thread] = ns
-        elif point == number["driver flush"] and thread in started:
-            calls[thread].append((ns - started.pop(thread)) / 1000)
-    print(f"{path}: the driver's launch calls by thread (microseconds; the whole process)")
-    print(f"  {'thread':<22} {'calls':>7} {'median':>7} {'p10':>7} {'p90':>7}")
-    for thread, times in sorted(calls.items(), key=lambda item: -len(item[1])):
-        times.sort()
-        who = f"{thread} (bench, raw)" if thread in bench_threads else f"{thread} (troupe)"
-        print(f"  {who:<22} {len(times):7d} {statistics.median(times):7.2f} "
-              f"{times[len(times) // 10]:7.2f} {times[len(times) * 9 // 10]:7.2f}")
-
-
 def launch_calls(records, number, threads):
     """The driver's launch calls of `threads`, in order: (thread, began, ended) in nanoseconds."""
     calls, started = [], {}
@@ -159,10 +139,27 @@ def launch_calls(records, number, threads):
     return calls
 
 
+def threads(path):
+    names, records = read_trace(path)
+    number = {name: point for point, name in names.items()}
+    bench_threads = {thread for point, thread, _ in records if point >= number["run begin"]}
+    calls = collections.defaultdict(list)  # thread -> the driver's launch calls, microseconds
+    for thread, began, ended in launch_calls(records, number, {t for _, t, _ in records}):
+        calls[thread].append((ended - began) / 1000)
+    print(f"{path}: the driver's launch calls by thread (microseconds; the whole process)")
+    print(f"  {'thread':<22} {'calls':>7} {'median':>7} {'p10':>7} {'p90':>7}")
+    for thread, times in sorted(calls.items(), key=lambda item: -len(item[1])):
+        times.sort()
+        who = f"{thread} (bench, raw)" if thread in bench_threads else f"{thread} (troupe)"
+        print(f"  {who:<22} {len(times):7d} {statistics.median(times):7.2f} "
+              f"{times[len(times) // 10]:7.2f} {times[len(times) * 9 // 10]:7.2f}")
+
+
 def launches(path, stages):
     names, runs = timed_runs(path, stages)
     number = {name: point for point, name in names.items()}
-    by_launch = collections.defaultdict(list)  # launch index -> (microseconds, issued by the worker)
+    # launch index -> (microseconds, issued by the worker that took the request)
+    by_launch = collections.defaultdict(list)
     for run in runs:
         worker = next(thread for point, thread, _ in run if point == number["message taken"])
         every = {thread for _, thread, _ in run}
@@ -202,7 +199,7 @@ def main():
     parser.add_argument("--threads", action="store_true",
                         help="the driver's launch calls by thread, troupe's and the raw side's")
     parser.add_argument("--launches", action="store_true",
-                        help="the driver's launch calls of a run in order, troupe's and the raw side's")
+                        help="the driver's launch calls of a run in order, both sides'")
     args = parser.parse_args()
     if args.timeline and args.per:
         parser.error("--per divides a run's steps; --timeline prints when they happen")
