@@ -71,16 +71,17 @@ def runs_of(names, records, stages):
 
 
 def timed_runs(path, stages):
-    """The point names and the timed runs of `stages` stages (the first run is a warm-up)."""
+    """The point names, all records and the timed runs of `stages` stages (the first run is a
+    warm-up)."""
     names, records = read_trace(path)
     runs = runs_of(names, records, stages)[1:]
     if not runs:
         sys.exit(f"{path}: no complete run of {stages} stages")
-    return names, runs
+    return names, records, runs
 
 
 def report(path, stages, per):
-    names, runs = timed_runs(path, stages)
+    names, _, runs = timed_runs(path, stages)
     per_stage = [(run[-1][2] - run[0][2]) / per / 1000 for run in runs]
     steps = collections.defaultdict(list)
     for run in runs:
@@ -103,7 +104,7 @@ def report(path, stages, per):
 
 
 def timeline(path, stages):
-    names, runs = timed_runs(path, stages)
+    names, _, runs = timed_runs(path, stages)
     number = {name: point for point, name in names.items()}
     offsets = collections.defaultdict(list)  # (point, which one) -> microseconds from run begin
     for run in runs:
@@ -126,11 +127,12 @@ def timeline(path, stages):
         print(f"  {step:<28} {statistics.median(times):7.2f} {min(times):7.2f} {max(times):7.2f}")
 
 
-def launch_calls(records, number, threads):
-    """The driver's launch calls of `threads`, in order: (thread, began, ended) in nanoseconds."""
+def launch_calls(records, number, threads=None):
+    """The driver's launch calls of `threads` (None: every thread's), in order: (thread, began,
+    ended) in nanoseconds."""
     calls, started = [], {}
     for point, thread, ns in records:
-        if thread not in threads:
+        if threads is not None and thread not in threads:
             continue
         if point == number["driver call"]:
             started[thread] = ns
@@ -144,7 +146,7 @@ def threads(path):
     number = {name: point for point, name in names.items()}
     bench_threads = {thread for point, thread, _ in records if point >= number["run begin"]}
     calls = collections.defaultdict(list)  # thread -> the driver's launch calls, microseconds
-    for thread, began, ended in launch_calls(records, number, {t for _, t, _ in records}):
+    for thread, began, ended in launch_calls(records, number):
         calls[thread].append((ended - began) / 1000)
     print(f"{path}: the driver's launch calls by thread (microseconds; the whole process)")
     print(f"  {'thread':<22} {'calls':>7} {'median':>7} {'p10':>7} {'p90':>7}")
@@ -156,14 +158,13 @@ def threads(path):
 
 
 def launches(path, stages):
-    names, runs = timed_runs(path, stages)
+    names, records, runs = timed_runs(path, stages)
     number = {name: point for point, name in names.items()}
     # launch index -> (microseconds, issued by the worker that took the request)
     by_launch = collections.defaultdict(list)
     for run in runs:
         worker = next(thread for point, thread, _ in run if point == number["message taken"])
-        every = {thread for _, thread, _ in run}
-        for index, (thread, began, ended) in enumerate(launch_calls(run, number, every)):
+        for index, (thread, began, ended) in enumerate(launch_calls(run, number)):
             by_launch[index].append(((ended - began) / 1000, thread == worker))
     print(f"{path}: {len(runs)} timed runs of {stages} stages; the driver's launch call, median "
           "microseconds by launch (w: issued by the worker that took the request in most runs)")
@@ -172,7 +173,6 @@ def launches(path, stages):
         f"{'w' if sum(w for _, w in calls) * 2 > len(calls) else ''}"
         for _, calls in sorted(by_launch.items())))
     # The raw side: its launches in bursts of `stages`, each burst ended by the finish.
-    _, records = read_trace(path)
     bench = {thread for point, thread, _ in records if point >= number["run begin"]}
     bursts, burst = [], []
     for thread, began, ended in launch_calls(records, number, bench):
