@@ -31,13 +31,12 @@ class command_marker final : public state_origin {
   void failed_at_issue(std::exception_ptr failure) noexcept { issue_failure_ = std::move(failure); }
   const std::exception_ptr& issue_failure() const noexcept { return issue_failure_; }
 
-  /// The queue starts to issue the command: from now on, awaited() makes sure it is covered.
-  void start_issue() noexcept { issuing_.store(true, std::memory_order_seq_cst); }
-  /// Whether someone waits for the command; read after start_issue().
+  /// Whether someone waits for the command.
   bool wanted() const noexcept { return wanted_.load(std::memory_order_seq_cst); }
-  /// The command is on the device, with or without an event of its own.
-  void enqueued() noexcept { enqueued_.store(true, std::memory_order_release); }
-  bool is_enqueued() const noexcept { return enqueued_.load(std::memory_order_acquire); }
+  /// The command is on the device, with or without an event of its own. The queue looks at
+  /// wanted() again after this (see awaited()).
+  void enqueued() noexcept { enqueued_.store(true, std::memory_order_seq_cst); }
+  bool is_enqueued() const noexcept { return enqueued_.load(std::memory_order_seq_cst); }
 
   /// The command's event, or one that ends after it on the same queue. Once only.
   void publish(event_ptr event) noexcept {
@@ -56,11 +55,12 @@ class command_marker final : public state_origin {
 
   void awaited() noexcept override {
     if (event() != nullptr) return;
-    // With start_issue(), in this order on both sides: either the queue sees the wish and
-    // gives the launch an event, or this sees the issue and covers it (under the queue's lock,
-    // so after the issue).
+    // With enqueued() and the queue's look at wanted() after it, in this order on both sides:
+    // either the queue sees the wish (before the launch: an event of its own; after it: a
+    // cover), or this sees the launch enqueued and covers it. A waiter that comes while the
+    // launch is in the driver so never waits for the queue's lock.
     wanted_.store(true, std::memory_order_seq_cst);
-    if (issuing_.load(std::memory_order_seq_cst)) queue_->cover();
+    if (is_enqueued()) queue_->cover();
   }
 
  private:
@@ -68,7 +68,6 @@ class command_marker final : public state_origin {
   intrusive_ptr<device_state> device_;
   event_ptr owner_;
   std::atomic<backend_event*> published_{nullptr};
-  std::atomic<bool> issuing_{false};
   std::atomic<bool> wanted_{false};
   std::atomic<bool> enqueued_{false};
   std::atomic<bool> ordered_{false};
@@ -203,9 +202,7 @@ void queue_state::submit(command cmd, const dependency_list& deps,
 }
 
 bool queue_state::hand_on(pending& op) {
-  if (op.cmd.what != command::kind::launch || op.marker->wanted() ||
-      !has_uncovered_.load(std::memory_order_acquire))
-    return false;
+  if (op.cmd.what != command::kind::launch || op.marker->wanted()) return false;
   // Under the device's open lock: once it is closed, the completion queue may be stopping.
   auto open = device_->hold_open();
   auto* manager = device_->manager();
@@ -311,7 +308,6 @@ std::vector<intrusive_ptr<queue_state::pending>> queue_state::cover_locked(
     // go. They fail, since nothing tells whether they ran; after the lock, as in drain().
     auto failed = std::move(uncovered_);
     uncovered_.clear();
-    has_uncovered_.store(false, std::memory_order_release);
     for (auto& op : failed) op->failure = std::current_exception();
     return failed;
   }
@@ -323,16 +319,21 @@ void queue_state::hand_over_uncovered(event_ptr event, completion_queue& complet
   intrusive_ptr<covered> batch{new covered, adopt_ref};
   batch->ops = std::move(uncovered_);
   uncovered_.clear();
-  has_uncovered_.store(false, std::memory_order_release);
   for (auto& op : batch->ops)
     if (op->marker->event() == nullptr) op->marker->publish(event);
   completions.watch(std::move(event), std::move(batch));
 }
 
 void queue_state::drain(completion_queue* completions) {
-  const auto ready = [this] {
-    return !deferred_.empty() &&
-           deferred_.front()->outstanding.load(std::memory_order_acquire) == 0;
+  // The completion thread issues launches only: a copy may block in the driver (NVIDIA's
+  // OpenCL returns from a read once it is done), and the thread must go on polling. The
+  // command's submitter drains it: it waits for this lock meanwhile.
+  const bool launches_only = completions != nullptr;
+  const auto ready = [this, launches_only] {
+    if (deferred_.empty()) return false;
+    const pending& front = *deferred_.front();
+    return front.outstanding.load(std::memory_order_acquire) == 0 &&
+           (!launches_only || front.cmd.what == command::kind::launch);
   };
   std::vector<intrusive_ptr<pending>> ended;
   {
@@ -348,7 +349,7 @@ void queue_state::drain(completion_queue* completions) {
         deferred_.pop_front();
         more = ready();
       }
-      if (auto how = issue(*op, completions, more); how != issued::nothing)
+      if (auto how = issue(*op, completions, more, ended); how != issued::nothing)
         held = how == issued::held;
       if (op->ended_at_issue) {
         if (op->failure) op->marker->failed_at_issue(op->failure);
@@ -360,8 +361,8 @@ void queue_state::drain(completion_queue* completions) {
   for (auto& op : ended) op->settle();
 }
 
-queue_state::issued queue_state::issue(pending& op, completion_queue* completions,
-                                       bool more) noexcept {
+queue_state::issued queue_state::issue(pending& op, completion_queue* completions, bool more,
+                                       std::vector<intrusive_ptr<pending>>& ended) noexcept {
   try {
     for (auto& dep : op.host_waits) {
       if (dep->has_error()) {
@@ -387,7 +388,6 @@ queue_state::issued queue_state::issue(pending& op, completion_queue* completion
     waits.reserve(op.device_waits.size());
     for (auto& e : op.device_waits) waits.push_back(e.get());
 
-    op.marker->start_issue();
     const bool own_event = op.cmd.what != command::kind::launch || op.marker->wanted() ||
                            uncovered_.size() + 1 >= most_uncovered;
     stage_trace::record(stage_trace::point::command_issuing);
@@ -406,8 +406,13 @@ queue_state::issued queue_state::issue(pending& op, completion_queue* completion
     if (!event) {
       if (uncovered_.empty()) completions->cover_later(intrusive_ptr<queue_state>{this});
       uncovered_.emplace_back(&op);
-      has_uncovered_.store(true, std::memory_order_release);
       last_uncovered_ = std::chrono::steady_clock::now();
+      // Someone began to wait while the driver took the launch (see command_marker::awaited).
+      if (op.marker->wanted()) {
+        auto failed = cover_locked(*completions);
+        ended.insert(ended.end(), failed.begin(), failed.end());
+        return issued::flushed;
+      }
       return result;
     }
     op.marker->publish(event);

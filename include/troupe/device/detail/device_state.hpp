@@ -79,9 +79,9 @@ class device_state final : public ref_counted {
 /// An in-order queue: commands are issued in the order they were submitted. A command whose
 /// host-side dependencies are not ready yet waits in `deferred_`, and so do all after it.
 ///
-/// A launch submitted while the queue's launches without an event wait for a cover may be
-/// issued by the completion thread instead of the submitting one (issue_later), which goes on
-/// meanwhile: a pipeline's next stage is prepared while the driver takes this one's launch.
+/// A launch that nobody waits for yet is issued by the completion thread instead of the
+/// submitting one (issue_later), which goes on meanwhile: a pipeline's next stage is prepared
+/// while the driver takes this one's launch, and all of its launches come from one thread.
 ///
 /// A launch that nobody waits for yet is issued without an event of its own: the next command
 /// issued with one, or a marker (cover()), tells when it has ended, since the queue runs in
@@ -108,7 +108,8 @@ class queue_state final : public ref_counted {
 
   /// Issues the deferred commands whose dependencies are ready, in order. `completions`: the
   /// completion queue's own thread issues (issue_later), so what was submitted before the actor
-  /// system went is issued still; else null.
+  /// system went is issued still, and it stops at the first command that is not a launch; else
+  /// null.
   void drain(completion_queue* completions = nullptr);
 
   /// The queue whose last submitted command produces `result`, if that command has not ended:
@@ -146,10 +147,11 @@ class queue_state final : public ref_counted {
   /// Issues `op` under mutex_; a command that ends there (fails, or has nothing to do) is only
   /// marked, and settled by the caller after the lock: its future's continuations may submit.
   /// `completions` as in drain(). `more`: another command is ready to issue right after it, so
-  /// a launch without an event need not be flushed.
-  issued issue(pending& op, completion_queue* completions, bool more) noexcept;
+  /// a launch without an event need not be flushed. Launches whose cover failed go to `ended`.
+  issued issue(pending& op, completion_queue* completions, bool more,
+               std::vector<intrusive_ptr<pending>>& ended) noexcept;
   /// Whether `op`, ready to issue, goes to the completion thread (issue_later): a launch nobody
-  /// waits for, while that thread is awake for this queue's cover. Then it is handed on.
+  /// waits for, in polling mode. Then it is handed on.
   bool hand_on(pending& op);
   /// A copy between devices without peer access: a read here, then a write there.
   void submit_staged_copy(pending& op, const dependency_list& deps);
@@ -164,7 +166,6 @@ class queue_state final : public ref_counted {
   std::deque<intrusive_ptr<pending>> deferred_;
   std::vector<intrusive_ptr<pending>> uncovered_;         ///< issued without an event, oldest first
   std::chrono::steady_clock::time_point last_uncovered_;  ///< when the last of them was issued
-  std::atomic<bool> has_uncovered_{false};                ///< !uncovered_.empty(), read unlocked
   std::atomic<const void*> last_submitted_{nullptr};  ///< the marker of the last command submitted
 };
 
