@@ -79,14 +79,13 @@ class device_state final : public ref_counted {
 /// An in-order queue: commands are issued in the order they were submitted. A command whose
 /// host-side dependencies are not ready yet waits in `deferred_`, and so do all after it.
 ///
-/// A launch that nobody waits for yet is issued by the completion thread instead of the
-/// submitting one (issue_later), which goes on meanwhile: a pipeline's next stage is prepared
-/// while the driver takes this one's launch, and all of its launches come from one thread.
-///
 /// A launch that nobody waits for yet is issued without an event of its own: the next command
 /// issued with one, or a marker (cover()), tells when it has ended, since the queue runs in
 /// order. It is covered as soon as someone waits for it, by the queue's 32nd such launch in a
-/// row, and otherwise once the queue has issued none for completion_queue::cover_delay.
+/// row, and otherwise once the queue has issued none for completion_queue::cover_delay. When the
+/// completion queue polls, such a launch is also issued by its thread instead of the submitting
+/// one (issue_later), which goes on meanwhile: a pipeline's next stage is prepared while the
+/// driver takes this one's launch, and all of the pipeline's launches come from one thread.
 class queue_state final : public ref_counted {
  public:
   /// `keep_device`: false for the device's own default queue, which must not keep its owner
