@@ -472,6 +472,24 @@ TEST_P(launch_test, a_long_run_of_launches_ends_whichever_one_is_waited_for) {
   EXPECT_EQ(buf.read().get(), std::vector<int>(n, rounds));
 }
 
+TEST_P(launch_test, a_launch_waited_for_before_during_or_after_its_issue_ends) {
+  // Each wait comes a little later after its launch, so that it finds the launch not issued
+  // yet, in the driver, or enqueued without an event: each must end all the same.
+  const unsigned n = 64;
+  const int rounds = 200;
+  auto [p, q, buf] = fresh_queue_with(dev, compile_test_kernels(), n, 0);
+  for (int round = 0; round < rounds; ++round) {
+    auto launched = q.launch(p, "increment", nd_range{{n}}, buf, n);
+    const auto wait_from = std::chrono::steady_clock::now() + std::chrono::microseconds(round % 50);
+    while (std::chrono::steady_clock::now() < wait_from) {
+    }
+    ASSERT_EQ(launched.wait_for(std::chrono::seconds(30)), std::future_status::ready)
+        << "round " << round;
+    EXPECT_NO_THROW(launched.get());
+  }
+  EXPECT_EQ(buf.read().get(), std::vector<int>(n, rounds));
+}
+
 TEST_P(launch_test, a_continuation_on_a_launch_runs_without_a_blocking_wait) {
   const unsigned n = 64;
   auto [p, q, buf] = fresh_queue_with(dev, compile_test_kernels(), n, 41);
