@@ -184,6 +184,10 @@ class backend_queue {
   virtual event_ptr mark() = 0;
   /// Hands the launches enqueued with launch_event::held to the device.
   virtual void flush() = 0;
+  /// Whether the driver charges for a launch from another thread than the queue's last one
+  /// (NVIDIA's OpenCL: several µs). Then the completion thread issues every launch that nobody
+  /// waits for, not only those that come while it is awake for the queue (queue_state::hand_on).
+  virtual bool prefers_one_launching_thread() const noexcept { return false; }
 };
 
 /// For a read given a destination_gate that would not be staged: written straight into, its

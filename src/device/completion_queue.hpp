@@ -44,8 +44,8 @@ class completion_queue {
 
   /// `queue` has a launch ready that its submitter leaves to this thread (queue_state::hand_on):
   /// the thread issues it, so the submitter goes on while the driver takes the launch, and a
-  /// queue's launches come from one thread (NVIDIA's OpenCL charges for a change of thread).
-  /// Polling only; wakes the thread if it sleeps. stop() issues what is left.
+  /// queue's launches may come from one thread (NVIDIA's OpenCL charges for a change of
+  /// thread). Polling only; wakes the thread if it sleeps. stop() issues what is left.
   void issue_later(intrusive_ptr<queue_state> queue);
 
   /// Issues what issue_later() was told of, covers what cover_later() was told of, blocks until

@@ -85,7 +85,9 @@ class device_state final : public ref_counted {
 /// row, and otherwise once the queue has issued none for completion_queue::cover_delay. When the
 /// completion queue polls, such a launch is also issued by its thread instead of the submitting
 /// one (issue_later), which goes on meanwhile: a pipeline's next stage is prepared while the
-/// driver takes this one's launch, and all of the pipeline's launches come from one thread.
+/// driver takes this one's launch. Where the driver prefers one launching thread, every such
+/// launch goes there; elsewhere only those that come while a cover is due, when the thread is
+/// awake for the queue anyway.
 class queue_state final : public ref_counted {
  public:
   /// `keep_device`: false for the device's own default queue, which must not keep its owner
@@ -150,7 +152,8 @@ class queue_state final : public ref_counted {
   issued issue(pending& op, completion_queue* completions, bool more,
                std::vector<intrusive_ptr<pending>>& ended) noexcept;
   /// Whether `op`, ready to issue, goes to the completion thread (issue_later): a launch nobody
-  /// waits for, in polling mode. Then it is handed on.
+  /// waits for, in polling mode, and unless the backend prefers one launching thread, while a
+  /// cover of the queue is due. Then it is handed on.
   bool hand_on(pending& op);
   /// A copy between devices without peer access: a read here, then a write there.
   void submit_staged_copy(pending& op, const dependency_list& deps);
@@ -165,6 +168,7 @@ class queue_state final : public ref_counted {
   std::deque<intrusive_ptr<pending>> deferred_;
   std::vector<intrusive_ptr<pending>> uncovered_;         ///< issued without an event, oldest first
   std::chrono::steady_clock::time_point last_uncovered_;  ///< when the last of them was issued
+  std::atomic<bool> has_uncovered_{false};                ///< !uncovered_.empty(), read unlocked
   std::atomic<const void*> last_submitted_{nullptr};  ///< the marker of the last command submitted
 };
 
