@@ -23,7 +23,10 @@ opencl_staging::~opencl_staging() {
 }
 
 opencl_staging_block opencl_staging::take(std::size_t bytes) {
-  const std::size_t block_bytes = std::bit_ceil(std::max(bytes, smallest_block));
+  // Callers stage at most a few GiB (opencl_queue::staged), so neither rounding overflows.
+  const std::size_t block_bytes = bytes <= coarse_block
+                                      ? std::bit_ceil(std::max(bytes, smallest_block))
+                                      : (bytes + coarse_block - 1) / coarse_block * coarse_block;
   if (const std::optional<opencl_staging_block> kept = kept_.take(block_bytes)) return *kept;
   cl_int status = CL_SUCCESS;
   opencl_staging_block block;
