@@ -1,12 +1,14 @@
-// The OpenCL device memory kept for reuse (internal, so tested directly on the first OpenCL
-// device: PoCL in CI). Whether a buffer is kept or released shows in its reference count: the
-// tests hold one reference of their own.
+// The OpenCL device memory and pinned staging blocks kept for reuse (internal, so tested directly
+// on the first OpenCL device: PoCL in CI). Whether a buffer is kept or released shows in its
+// reference count: the tests hold one reference of their own.
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "device/opencl/opencl_memory.hpp"
+#include "device/opencl/opencl_staging.hpp"
 #include "troupe/async/error.hpp"
 
 namespace troupe::detail {
@@ -109,6 +111,30 @@ TEST_F(opencl_memory_test, a_device_out_of_memory_gets_the_kept_buffers_back) {
   }
   EXPECT_EQ(references(kept), 1u);
   clReleaseMemObject(kept);
+}
+
+TEST_F(opencl_memory_test, staging_blocks_are_powers_of_two_up_to_64_mib_then_multiples_of_it) {
+  opencl_staging staging{context};
+  constexpr std::size_t mib = std::size_t{1} << 20;
+  const std::pair<std::size_t, std::size_t> sizes[] = {{1, mib / 4},
+                                                       {mib / 4 + 1, mib / 2},
+                                                       {64 * mib, 64 * mib},
+                                                       {64 * mib + 1, 128 * mib},
+                                                       {130 * mib, 192 * mib}};
+  for (const auto& [asked, lent] : sizes) {
+    const opencl_staging_block block = staging.take(asked);
+    EXPECT_EQ(block.bytes, lent) << asked << " bytes asked";
+    auto* bytes = static_cast<unsigned char*>(block.data);
+    bytes[0] = 1;  // mapped, writable to its end
+    bytes[block.bytes - 1] = 2;
+    staging.give_back(block);
+  }
+  // Kept: any size of the same class gets the block back.
+  const opencl_staging_block first = staging.take(100 * mib);
+  staging.give_back(first);
+  const opencl_staging_block again = staging.take(120 * mib);
+  EXPECT_EQ(again.mem, first.mem);
+  staging.give_back(again);
 }
 
 TEST(opencl_errors, allocation_failures_are_out_of_device_memory) {
