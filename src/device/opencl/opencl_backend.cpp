@@ -484,9 +484,9 @@ class opencl_queue final : public backend_queue {
  private:
   /// Smaller copies go to the driver: its pinning costs little for them.
   static constexpr std::size_t staged_from = std::size_t{256} << 10;
-  /// So do larger ones than the pool keeps: a fresh block costs more to pin than the driver's
-  /// pinning of the copy (a 12000 x 12000 request took 3.0 s staged through new blocks, 2.1 s
-  /// not, when the pool kept 1 GiB of power-of-two blocks).
+  /// So do larger ones: their blocks would crowd out the pool's 2 GiB, and a fresh block costs
+  /// more to pin than the driver's pinning of the copy (a 12000 x 12000 request took 3.0 s
+  /// staged through new blocks, 2.1 s not, when the pool kept 1 GiB of power-of-two blocks).
   static constexpr std::size_t staged_up_to = std::size_t{1} << 30;
 
   bool staged(std::size_t bytes) const noexcept {
