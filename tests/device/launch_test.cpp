@@ -336,9 +336,9 @@ TEST_P(launch_test, a_command_behind_a_failed_one_on_its_queue_fails_with_its_er
   EXPECT_EQ(q.read(buf).get(), std::vector<int>(n, 5));
 }
 
-// Launches that nobody waits for yet are issued by the completion thread when it polls
-// (queue_state::hand_on): from several threads at once, each thread's launches still run in
-// its order, and none is lost.
+// Launches that nobody waits for yet may be issued by the completion thread when it polls
+// (queue_state::hand_on: on OpenCL all of them, on CUDA those that come while a cover is due):
+// from several threads at once, each thread's launches still run in its order, and none is lost.
 TEST_P(launch_test, launches_from_several_threads_keep_each_threads_order) {
   const int threads = 4;
   const int rounds = 60;

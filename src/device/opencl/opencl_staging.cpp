@@ -23,7 +23,7 @@ opencl_staging::~opencl_staging() {
 }
 
 opencl_staging_block opencl_staging::take(std::size_t bytes) {
-  // Callers stage at most a few GiB (opencl_queue::staged), so neither rounding overflows.
+  // Callers stage at most 1 GiB (opencl_queue::staged), so neither rounding overflows.
   const std::size_t block_bytes = bytes <= coarse_block
                                       ? std::bit_ceil(std::max(bytes, smallest_block))
                                       : (bytes + coarse_block - 1) / coarse_block * coarse_block;
