@@ -184,9 +184,12 @@ class backend_queue {
   virtual event_ptr mark() = 0;
   /// Hands the launches enqueued with launch_event::held to the device.
   virtual void flush() = 0;
-  /// Whether the driver charges for a launch from another thread than the queue's last one
-  /// (NVIDIA's OpenCL: several µs). Then the completion thread issues every launch that nobody
-  /// waits for, not only those that come while it is awake for the queue (queue_state::hand_on).
+  /// Whether the driver charges for calls beside the thread that launches (NVIDIA's OpenCL:
+  /// several µs for a launch from another thread than the queue's last one; 10 to 25 µs for an
+  /// event released on another thread while it launches). Then the completion thread issues
+  /// every launch that nobody waits for, not only those that come while it is awake for the
+  /// queue (queue_state::hand_on), and drops the events that commands' futures leave behind
+  /// (event_retirement).
   virtual bool prefers_one_launching_thread() const noexcept { return false; }
 };
 

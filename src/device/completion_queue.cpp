@@ -32,6 +32,15 @@ void completion_queue::signal() {
   wake_.notify_one();
 }
 
+void completion_queue::wake_for_retired() noexcept {
+  bool wake = false;
+  {
+    std::lock_guard guard{mutex_};
+    wake = sleeps_untimed_;
+  }
+  if (wake) wake_.notify_one();
+}
+
 void completion_queue::watch(event_ptr event, intrusive_ptr<command_result> result) {
   if (mode_ == mode::callback) {
     // The driver's thread only counts and wakes; query/finish/complete run on our thread, where
@@ -108,6 +117,7 @@ void completion_queue::stop() {
   }
   wake_.notify_one();
   if (thread_.joinable()) thread_.join();
+  retired_->close();
 }
 
 bool completion_queue::try_finish(entry& e) noexcept {
@@ -133,6 +143,14 @@ void completion_queue::run() {
     return now.time_since_epoch().count() >= next_due_.load(std::memory_order_relaxed);
   };
   for (;;) {
+    // Dropped while quiet, so that no launch, on this thread or another, waits behind a release
+    // in the driver; next_due_ is max while no queue has launches to cover.
+    if (const auto retired = retired_->waiting(); retired != 0) {
+      const bool quiet = pending.empty() && !has_news() &&
+                         next_due_.load(std::memory_order_relaxed) ==
+                             steady_clock::time_point::max().time_since_epoch().count();
+      if (quiet || retired >= most_retired) retired_->release_all();
+    }
     if (pending.empty() && mode_ == mode::polling) {
       // Idle: stay awake a little, since commands tend to come in runs; a command that arrives
       // now is seen without a wake-up.
@@ -164,7 +182,9 @@ void completion_queue::run() {
       };
       if (pending.empty() && incoming_.empty() && to_issue_.empty()) {
         if (stopping_ && to_cover_.empty()) return;
-        sleep([&] { return stopping_ || !incoming_.empty() || !to_issue_.empty(); });
+        sleep([&] {
+          return stopping_ || !incoming_.empty() || !to_issue_.empty() || retired_->waiting() != 0;
+        });
         last_progress = steady_clock::now();
       } else if (mode_ == mode::callback && signalled_ == 0 && incoming_.empty()) {
         sleep([&] { return signalled_ != 0 || !incoming_.empty(); });

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "event_retirement.hpp"
 #include "troupe/device/detail/device_state.hpp"
 
 namespace troupe::detail {
@@ -48,6 +49,13 @@ class completion_queue {
   /// thread). Polling only; wakes the thread if it sleeps. stop() issues what is left.
   void issue_later(intrusive_ptr<queue_state> queue);
 
+  /// Where the device events go whose last reference a thread other than this one would drop
+  /// (see event_retirement): this thread drops them when nothing is in flight and no queue has
+  /// launches to cover, or once most_retired wait. stop() drops them at once, and those given
+  /// after it are dropped where they are given.
+  const intrusive_ptr<event_retirement>& retirement() const noexcept { return retired_; }
+  static constexpr std::size_t most_retired = 256;
+
   /// Issues what issue_later() was told of, covers what cover_later() was told of, blocks until
   /// everything watched so far is done, then ends the thread.
   void stop();
@@ -76,6 +84,8 @@ class completion_queue {
   void run();
   /// A driver called back: counts it and wakes the thread.
   void signal();
+  /// An event was left to the thread (retirement()): wakes it if it sleeps with nothing to do.
+  void wake_for_retired() noexcept;
   /// Takes the queues whose cover is due (all of them once stopping) out of to_cover_; under
   /// mutex_.
   std::vector<intrusive_ptr<queue_state>> take_due(std::chrono::steady_clock::time_point now);
@@ -106,6 +116,8 @@ class completion_queue {
   std::atomic<std::chrono::steady_clock::rep> next_due_{
       std::chrono::steady_clock::time_point::max().time_since_epoch().count()};
   bool stopping_ = false;
+  intrusive_ptr<event_retirement> retired_{new event_retirement([this] { wake_for_retired(); }),
+                                           adopt_ref};
   std::shared_ptr<callback_target> callbacks_;
   std::thread thread_;
 };

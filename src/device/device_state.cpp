@@ -9,7 +9,10 @@ namespace troupe::detail {
 
 device_state::device_state(device_manager& manager, std::unique_ptr<backend_device> backend,
                            intrusive_ptr<executor> results)
-    : manager_(&manager), backend_(std::move(backend)), results_(std::move(results)) {}
+    : manager_(&manager),
+      backend_(std::move(backend)),
+      results_(std::move(results)),
+      retired_events_(manager.completions().retirement()) {}
 
 device_state::~device_state() = default;
 

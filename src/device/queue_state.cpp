@@ -5,6 +5,7 @@
 #include "backend.hpp"
 #include "completion_queue.hpp"
 #include "device_manager.hpp"
+#include "event_retirement.hpp"
 #include "issue_command.hpp"
 #include "troupe/core/detail/stage_trace.hpp"
 #include "troupe/device/detail/device_state.hpp"
@@ -21,6 +22,12 @@ class command_marker final : public state_origin {
  public:
   // Held, with the device, so that queue_state::ending_with() may hand the queue out.
   explicit command_marker(queue_state& queue) : queue_(&queue), device_(&queue.device()) {}
+  ~command_marker() override {
+    // The event's last reference: left to the completion thread where the driver charges for
+    // calls beside the launching thread (see event_retirement).
+    if (owner_ && owner_->unique() && queue_->prefers_one_launching_thread())
+      device_->retired_events().release_later(std::move(owner_));
+  }
 
   /// The command has its place in the queue's order (submit()): a command submitted to the
   /// queue later runs after it.
@@ -134,6 +141,10 @@ queue_state::~queue_state() = default;
 
 bool queue_state::stages_reads_of(std::size_t bytes) const noexcept {
   return backend_->stages_reads_of(bytes);
+}
+
+bool queue_state::prefers_one_launching_thread() const noexcept {
+  return backend_ && backend_->prefers_one_launching_thread();
 }
 
 void queue_state::submit(command cmd, const dependency_list& deps,

@@ -37,6 +37,41 @@ class held_callback_event final : public backend_event {
   std::function<void()> callback_;
 };
 
+/// An event that counts how many of its kind were dropped, and where the last one was.
+class counted_event final : public backend_event {
+ public:
+  struct tally {
+    std::atomic<int> dropped{0};
+    std::mutex mutex;
+    std::thread::id last_on;  // guarded by mutex
+    std::thread::id where() {
+      std::lock_guard guard{mutex};
+      return last_on;
+    }
+    /// Waits, at most 20 s, until `count` were dropped.
+    bool wait_for(int count) {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (dropped.load() < count && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      return dropped.load() >= count;
+    }
+  };
+  explicit counted_event(tally& t) : tally_(t) {}
+  ~counted_event() override {
+    {
+      std::lock_guard guard{tally_.mutex};
+      tally_.last_on = std::this_thread::get_id();
+    }
+    tally_.dropped.fetch_add(1);
+  }
+  const void* domain() const noexcept override { return this; }
+  bool query() override { return true; }
+  void notify(std::function<void()> done) override { done(); }
+
+ private:
+  tally& tally_;
+};
+
 /// Runs jobs inline and records the hints it is given.
 class hint_recorder final : public executor {
  public:
@@ -116,6 +151,64 @@ TEST(completion_queue, waiting_for_callbacks_it_expects_nothing) {
     std::move(done).get();
   }
   EXPECT_EQ(results.hints.load(), 0);
+}
+
+TEST(completion_queue, drops_an_event_left_to_it_on_its_thread_once_it_is_idle) {
+  for (auto mode : {completion_queue::mode::polling, completion_queue::mode::callback}) {
+    hint_recorder results;
+    counted_event::tally tally;
+    completion_queue queue{mode, results};
+    // Long enough for the thread to fall asleep first: the event must wake it.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    queue.retirement()->release_later(event_ptr{new counted_event(tally), adopt_ref});
+    ASSERT_TRUE(tally.wait_for(1)) << "the idle thread did not drop the event";
+    EXPECT_NE(tally.where(), std::this_thread::get_id());
+    EXPECT_EQ(queue.retirement()->waiting(), 0u);
+  }
+}
+
+TEST(completion_queue, keeps_events_left_to_it_while_a_command_is_in_flight_until_many_wait) {
+  hint_recorder results;
+  counted_event::tally tally;
+  intrusive_ptr<held_callback_event> running{new held_callback_event, adopt_ref};
+  intrusive_ptr<void_result> result{new void_result({}), adopt_ref};
+  auto done = future_access::make<future<void>>(result->shared());
+  completion_queue queue{completion_queue::mode::polling, results};
+  queue.watch(running, result);
+  const int most = static_cast<int>(completion_queue::most_retired);
+  for (int i = 0; i + 1 < most; ++i)
+    queue.retirement()->release_later(event_ptr{new counted_event(tally), adopt_ref});
+  // The command never ends meanwhile, so the thread is never idle: it keeps them all.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(tally.dropped.load(), 0);
+  EXPECT_EQ(queue.retirement()->waiting(), completion_queue::most_retired - 1);
+  queue.retirement()->release_later(event_ptr{new counted_event(tally), adopt_ref});
+  ASSERT_TRUE(tally.wait_for(most)) << "the busy thread kept " << most << " events";
+  EXPECT_NE(tally.where(), std::this_thread::get_id());
+  running->complete = true;
+  std::move(done).get();
+}
+
+TEST(completion_queue, drops_events_left_to_it_when_it_stops_and_after_it_where_they_are_given) {
+  hint_recorder results;
+  counted_event::tally tally;
+  intrusive_ptr<held_callback_event> running{new held_callback_event, adopt_ref};
+  intrusive_ptr<void_result> result{new void_result({}), adopt_ref};
+  auto done = future_access::make<future<void>>(result->shared());
+  intrusive_ptr<event_retirement> retirement;
+  {
+    completion_queue queue{completion_queue::mode::polling, results};
+    retirement = queue.retirement();
+    queue.watch(running, result);
+    retirement->release_later(event_ptr{new counted_event(tally), adopt_ref});
+    running->complete = true;
+  }  // stopped: the command ended, and the event was dropped
+  std::move(done).get();
+  EXPECT_EQ(tally.dropped.load(), 1);
+  retirement->release_later(event_ptr{new counted_event(tally), adopt_ref});
+  EXPECT_EQ(tally.dropped.load(), 2);
+  EXPECT_EQ(tally.where(), std::this_thread::get_id());
+  EXPECT_EQ(retirement->waiting(), 0u);
 }
 
 }  // namespace

@@ -33,6 +33,7 @@ class backend_program;
 class backend_queue;
 class completion_queue;
 class device_manager;
+class event_retirement;
 class queue_state;
 
 /// A device as the frontend holds it. Handles (device, buffers, queues, programs) keep it, and
@@ -54,6 +55,8 @@ class device_state final : public ref_counted {
   std::shared_lock<std::shared_mutex> hold_open() const { return std::shared_lock{open_mutex_}; }
   /// The manager, or null once the actor system is gone. Use only under hold_open().
   device_manager* manager() const noexcept { return manager_; }
+  /// The completion thread's, kept past the actor system (see event_retirement).
+  event_retirement& retired_events() const noexcept { return *retired_events_; }
 
   /// Throws troupe::error(errc::system_gone) naming the device once the system is gone.
   void check_open(const char* caller) const;
@@ -69,6 +72,7 @@ class device_state final : public ref_counted {
   device_manager* manager_;
   std::unique_ptr<backend_device> backend_;
   intrusive_ptr<executor> results_;
+  intrusive_ptr<event_retirement> retired_events_;
   mutable std::shared_mutex open_mutex_;  // guards manager_
   mutable std::mutex mutex_;              // guards the rest
   intrusive_ptr<queue_state> default_queue_;
@@ -104,6 +108,9 @@ class queue_state final : public ref_counted {
   /// Whether a read of `bytes` into pageable memory goes through a staging block, so that its
   /// destination may be prepared while the device copies (destination_gate).
   bool stages_reads_of(std::size_t bytes) const noexcept;
+  /// Whether the driver charges for calls beside the thread that launches (see
+  /// backend_queue::prefers_one_launching_thread). False for a queue made after the system went.
+  bool prefers_one_launching_thread() const noexcept;
 
   struct pending;
 
