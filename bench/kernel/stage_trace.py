@@ -12,13 +12,16 @@ takes to start and to end.
 `--threads` prints, for each thread that called the driver's launch, how long the call took:
 the bench's own thread makes the raw side's launches (OpenCL), so the driver's cost on troupe's
 threads and on the raw side's compare within one process. `--launches` prints the call's median
-for each launch of a run in order, troupe's and the raw side's (OpenCL).
+for each launch of a run in order, troupe's and the raw side's (OpenCL). `--responding` prints,
+for each stage of a run in order, the median time on the worker from submitting the stage's
+launch to responding: where the worker drops what the run before left behind.
 
   bench-kernel --gpus-only --only empty_stage --trace trace.txt
   bench/kernel/stage_trace.py trace.txt
   bench/kernel/stage_trace.py --timeline trace.txt
   bench/kernel/stage_trace.py --threads trace.txt
   bench/kernel/stage_trace.py --launches trace.txt
+  bench/kernel/stage_trace.py --responding trace.txt
   bench-kernel --gpus-only --only matmul_iterated --trace iterated.txt
   bench/kernel/stage_trace.py --stages 0 --per 1000 iterated.txt
   bench-kernel --gpus-only --only mandelbrot --shares 100 --trace render.txt
@@ -188,6 +191,20 @@ def launches(path, stages):
             for i in range(stages)))
 
 
+def responding(path, stages):
+    names, _, runs = timed_runs(path, stages)
+    number = {name: point for point, name in names.items()}
+    by_stage = collections.defaultdict(list)  # stage -> microseconds
+    for run in runs:
+        submitted = [ns for point, _, ns in run if point == number["command submitted"]]
+        answered = [ns for point, _, ns in run if point == number["responding"]]
+        for stage, (a, b) in enumerate(zip(submitted, answered)):
+            by_stage[stage].append((b - a) / 1000)
+    print(f"{path}: {len(runs)} timed runs of {stages} stages; from submitting a stage's launch "
+          "to responding, median microseconds by stage")
+    print("  " + " ".join(f"{statistics.median(t):.1f}" for _, t in sorted(by_stage.items())))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("files", nargs="+", help="files written by bench-kernel --trace")
@@ -200,16 +217,21 @@ def main():
                         help="the driver's launch calls by thread, troupe's and the raw side's")
     parser.add_argument("--launches", action="store_true",
                         help="the driver's launch calls of a run in order, both sides'")
+    parser.add_argument("--responding", action="store_true",
+                        help="a stage's time from submitting its launch to responding, by stage")
     args = parser.parse_args()
     if args.timeline and args.per:
         parser.error("--per divides a run's steps; --timeline prints when they happen")
-    if args.timeline + args.threads + args.launches > 1:
-        parser.error("--timeline, --threads and --launches are different reports; choose one")
+    if args.timeline + args.threads + args.launches + args.responding > 1:
+        parser.error("--timeline, --threads, --launches and --responding are different reports; "
+                     "choose one")
     for path in args.files:
         if args.threads:
             threads(path)
         elif args.launches:
             launches(path, args.stages)
+        elif args.responding:
+            responding(path, args.stages)
         elif args.timeline:
             timeline(path, args.stages)
         else:
