@@ -9,11 +9,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../backend.hpp"
@@ -369,12 +371,15 @@ class opencl_program final : public backend_program {
 class opencl_queue final : public backend_queue {
  public:
   /// `staging`: where pageable copies go through, or null to hand them to the driver.
+  /// `one_launching_thread`: see prefers_one_launching_thread().
   opencl_queue(cl_command_queue queue, context_ptr context,
-               std::shared_ptr<opencl_memory_cache> memory, std::shared_ptr<opencl_staging> staging)
+               std::shared_ptr<opencl_memory_cache> memory, std::shared_ptr<opencl_staging> staging,
+               bool one_launching_thread)
       : queue_(queue),
         context_(std::move(context)),
         memory_(std::move(memory)),
-        staging_(std::move(staging)) {}
+        staging_(std::move(staging)),
+        one_launching_thread_(one_launching_thread) {}
   ~opencl_queue() override {
     clFinish(queue_);  // commands still hold our memory; the frontend holds their events
     clReleaseCommandQueue(queue_);
@@ -399,8 +404,9 @@ class opencl_queue final : public backend_queue {
   }
 
   bool stages_reads_of(std::size_t bytes) const noexcept override { return staged(bytes); }
-  /// Measured on NVIDIA's OpenCL; on others, one thread costs little.
-  bool prefers_one_launching_thread() const noexcept override { return true; }
+  /// Measured on NVIDIA's OpenCL; on others, one thread costs little. TROUPE_OPENCL_LAUNCHING
+  /// turns it off, so that tests on PoCL also run the rule of a backend without the preference.
+  bool prefers_one_launching_thread() const noexcept override { return one_launching_thread_; }
 
   event_ptr fill(backend_memory& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                  std::size_t pattern_size, wait_list wait) override {
@@ -598,13 +604,18 @@ class opencl_queue final : public backend_queue {
   context_ptr context_;
   std::shared_ptr<opencl_memory_cache> memory_;  // told when the device is out of memory
   std::shared_ptr<opencl_staging> staging_;
+  bool one_launching_thread_;
 };
 
 class opencl_device final : public backend_device {
  public:
   /// `stage_cpu_copies`: a CPU device's pageable copies go through pinned blocks too.
-  opencl_device(cl_platform_id platform, cl_device_id id, bool stage_cpu_copies)
-      : context_(std::make_shared<opencl_context>()), stage_cpu_copies_(stage_cpu_copies) {
+  /// `one_launching_thread`: its queues prefer one launching thread.
+  opencl_device(cl_platform_id platform, cl_device_id id, bool stage_cpu_copies,
+                bool one_launching_thread)
+      : context_(std::make_shared<opencl_context>()),
+        stage_cpu_copies_(stage_cpu_copies),
+        one_launching_thread_(one_launching_thread) {
     info.name = device_string(id, CL_DEVICE_NAME);
     info.vendor = device_string(id, CL_DEVICE_VENDOR);
     info.driver = device_string(id, CL_DRIVER_VERSION);
@@ -660,7 +671,7 @@ class opencl_device final : public backend_device {
     cl_int status = CL_SUCCESS;
     cl_command_queue q = clCreateCommandQueue(context_->context, context_->device, 0, &status);
     check_opencl(status, "clCreateCommandQueue", info.name);
-    return std::make_unique<opencl_queue>(q, context_, memory_, staging());
+    return std::make_unique<opencl_queue>(q, context_, memory_, staging(), one_launching_thread_);
   }
 
   std::unique_ptr<backend_program> build(const std::string& source,
@@ -781,25 +792,41 @@ class opencl_device final : public backend_device {
 
   context_ptr context_;
   bool stage_cpu_copies_;
+  bool one_launching_thread_;
   std::shared_ptr<opencl_memory_cache> memory_;
   std::string identity_;
   std::mutex staging_mutex_;
   std::shared_ptr<opencl_staging> staging_;
 };
 
+/// The value of environment variable `name`: `choices` front when unset; empty, with `why` set,
+/// when it is none of them.
+std::string setting(const char* name, std::initializer_list<const char*> choices,
+                    std::string& why) {
+  const char* value = std::getenv(name);
+  if (value == nullptr) return *choices.begin();
+  for (const char* choice : choices)
+    if (std::string_view{value} == choice) return value;
+  std::string expected;
+  for (const char* choice : choices)
+    expected += (expected.empty() ? "'" : " or '") + std::string{choice} + "'";
+  why = std::string{"environment variable "} + name + ": expected " + expected + ", found '" +
+        value + "'";
+  return {};
+}
+
 }  // namespace
 
 backend_discovery discover_opencl() {
   backend_discovery found;
   // "all" stages a CPU device's copies as a GPU's, so that tests on PoCL run the staged paths.
-  const char* staging = std::getenv("TROUPE_OPENCL_STAGING");
-  const std::string staging_mode = staging != nullptr ? staging : "auto";
-  if (staging_mode != "auto" && staging_mode != "all") {
-    found.unavailable_reason =
-        "environment variable TROUPE_OPENCL_STAGING: expected 'auto' or 'all', found '" +
-        staging_mode + "'";
-    return found;
-  }
+  const std::string staging_mode =
+      setting("TROUPE_OPENCL_STAGING", {"auto", "all"}, found.unavailable_reason);
+  // "any-thread": queues without the preference for one launching thread (as CUDA's), so that
+  // tests on PoCL run that rule too.
+  const std::string launching =
+      setting("TROUPE_OPENCL_LAUNCHING", {"one-thread", "any-thread"}, found.unavailable_reason);
+  if (!found.unavailable_reason.empty()) return found;
   cl_uint platforms = 0;
   cl_int status = clGetPlatformIDs(0, nullptr, &platforms);
   if (status != CL_SUCCESS || platforms == 0) {
@@ -819,8 +846,8 @@ backend_discovery discover_opencl() {
     clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, devices.data(), nullptr);
     for (auto id : devices) {
       try {
-        found.devices.push_back(
-            std::make_unique<opencl_device>(platform, id, staging_mode == "all"));
+        found.devices.push_back(std::make_unique<opencl_device>(platform, id, staging_mode == "all",
+                                                                launching == "one-thread"));
       } catch (const error& e) {
         problems += (problems.empty() ? "" : "; ") + std::string{e.what()};
       }
