@@ -217,7 +217,7 @@ bool queue_state::hand_on(pending& op) {
   // Else only while the thread is awake for this queue's cover: waking it costs a small CUDA
   // request more than it saves (bench-device's stencil at n = 1000: 1.34 to 1.43 times the raw
   // calls with every launch handed on, 1.04 to 1.18 without).
-  if (!backend_->prefers_one_launching_thread() && !has_uncovered_.load(std::memory_order_acquire))
+  if (!prefers_one_launching_thread() && !has_uncovered_.load(std::memory_order_acquire))
     return false;
   // Under the device's open lock: once it is closed, the completion queue may be stopping.
   auto open = device_->hold_open();

@@ -519,6 +519,26 @@ TEST_P(launch_test, launches_nobody_waited_for_have_ended_once_the_system_is_gon
   EXPECT_NO_THROW(last.get());
 }
 
+TEST_P(launch_test, a_launch_after_the_system_is_gone_fails_with_system_gone) {
+  const auto index = std::stoul(GetParam().substr(0, GetParam().find('_')));
+  device kept;
+  program p;
+  buffer<int> buf;
+  {
+    actor_system local{device_config()};
+    kept = local.devices()[index];
+    p = kept.compile(test_kernels().for_device(kept)).get();
+    buf = kept.allocate<int>(1);  // the device's default queue is not made yet
+  }
+  try {
+    kept.launch(p, "increment", nd_range{{1}}, buf, 1).get();
+    ADD_FAILURE() << "a launch after the system is gone did not fail";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::system_gone) << e.what();
+    EXPECT_NE(std::string{e.what()}.find("gone"), std::string::npos) << e.what();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(devices, launch_test, ::testing::ValuesIn(device_names()),
                          [](const auto& param_info) { return param_info.param; });
 TROUPE_DEVICE_SUITE_MAY_BE_EMPTY(launch_test);
