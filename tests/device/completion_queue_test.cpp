@@ -37,6 +37,16 @@ class held_callback_event final : public backend_event {
   std::function<void()> callback_;
 };
 
+/// A command for the queue to watch: its event, complete once told so, and the future that its
+/// end satisfies.
+struct watched_command {
+  intrusive_ptr<held_callback_event> event{new held_callback_event, adopt_ref};
+  intrusive_ptr<void_result> result{new void_result({}), adopt_ref};
+  future<void> done = future_access::make<future<void>>(result->shared());
+
+  void watch_on(completion_queue& queue) { queue.watch(event, result); }
+};
+
 /// An event that counts how many of its kind were dropped, and where the last one was.
 class counted_event final : public backend_event {
  public:
@@ -85,28 +95,23 @@ class hint_recorder final : public executor {
 };
 
 TEST(completion_queue, a_driver_that_calls_back_after_the_queue_is_gone_finds_nothing) {
-  intrusive_ptr<held_callback_event> first{new held_callback_event, adopt_ref};
-  intrusive_ptr<held_callback_event> second{new held_callback_event, adopt_ref};
-  intrusive_ptr<void_result> first_result{new void_result({}), adopt_ref};
-  intrusive_ptr<void_result> second_result{new void_result({}), adopt_ref};
-  auto first_done = future_access::make<future<void>>(first_result->shared());
-  auto second_done = future_access::make<future<void>>(second_result->shared());
+  watched_command first, second;
   std::function<void()> late;
   {
     hint_recorder results;
     completion_queue queue{completion_queue::mode::callback, results};
-    queue.watch(first, first_result);
-    queue.watch(second, second_result);
-    first->complete = true;
-    second->complete = true;
+    first.watch_on(queue);
+    second.watch_on(queue);
+    first.event->complete = true;
+    second.event->complete = true;
     // The second's callback wakes the thread, which finishes both: the first's callback has
     // not come yet.
-    auto second_callback = second->take_callback();
+    auto second_callback = second.event->take_callback();
     ASSERT_TRUE(second_callback);
     second_callback();
-    std::move(first_done).get();
-    std::move(second_done).get();
-    late = first->take_callback();
+    std::move(first.done).get();
+    std::move(second.done).get();
+    late = first.event->take_callback();
     ASSERT_TRUE(late);
   }
   late();  // the queue is gone: it must not be touched (ASan reports it if it is)
@@ -115,14 +120,12 @@ TEST(completion_queue, a_driver_that_calls_back_after_the_queue_is_gone_finds_no
 TEST(completion_queue, polling_it_has_work_expected_while_a_command_is_in_flight) {
   using namespace std::chrono;
   hint_recorder results;
-  intrusive_ptr<held_callback_event> event{new held_callback_event, adopt_ref};
-  intrusive_ptr<void_result> result{new void_result({}), adopt_ref};
-  auto done = future_access::make<future<void>>(result->shared());
+  watched_command command;
   {
     completion_queue queue{completion_queue::mode::polling, results};
     EXPECT_EQ(results.hints.load(), 0) << "nothing in flight, nothing expected";
     const auto watched = steady_clock::now();
-    queue.watch(event, result);
+    command.watch_on(queue);
     const auto give_up = steady_clock::now() + seconds(20);
     while (results.hints.load() == 0 && steady_clock::now() < give_up)
       std::this_thread::sleep_for(microseconds(100));
@@ -131,24 +134,22 @@ TEST(completion_queue, polling_it_has_work_expected_while_a_command_is_in_flight
     EXPECT_GT(results.latest.load(), watched.time_since_epoch().count());
     EXPECT_LE(results.latest.load(),
               (steady_clock::now() + milliseconds(2)).time_since_epoch().count());
-    event->complete = true;
-    std::move(done).get();
+    command.event->complete = true;
+    std::move(command.done).get();
   }
 }
 
 TEST(completion_queue, waiting_for_callbacks_it_expects_nothing) {
   hint_recorder results;
-  intrusive_ptr<held_callback_event> event{new held_callback_event, adopt_ref};
-  intrusive_ptr<void_result> result{new void_result({}), adopt_ref};
-  auto done = future_access::make<future<void>>(result->shared());
+  watched_command command;
   {
     completion_queue queue{completion_queue::mode::callback, results};
-    queue.watch(event, result);
-    event->complete = true;
-    auto callback = event->take_callback();
+    command.watch_on(queue);
+    command.event->complete = true;
+    auto callback = command.event->take_callback();
     ASSERT_TRUE(callback);
     callback();
-    std::move(done).get();
+    std::move(command.done).get();
   }
   EXPECT_EQ(results.hints.load(), 0);
 }
@@ -170,11 +171,9 @@ TEST(completion_queue, drops_an_event_left_to_it_on_its_thread_once_it_is_idle) 
 TEST(completion_queue, keeps_events_left_to_it_while_a_command_is_in_flight_until_many_wait) {
   hint_recorder results;
   counted_event::tally tally;
-  intrusive_ptr<held_callback_event> running{new held_callback_event, adopt_ref};
-  intrusive_ptr<void_result> result{new void_result({}), adopt_ref};
-  auto done = future_access::make<future<void>>(result->shared());
+  watched_command running;
   completion_queue queue{completion_queue::mode::polling, results};
-  queue.watch(running, result);
+  running.watch_on(queue);
   const int most = static_cast<int>(completion_queue::most_retired);
   for (int i = 0; i + 1 < most; ++i)
     queue.retirement()->release_later(event_ptr{new counted_event(tally), adopt_ref});
@@ -185,25 +184,23 @@ TEST(completion_queue, keeps_events_left_to_it_while_a_command_is_in_flight_unti
   queue.retirement()->release_later(event_ptr{new counted_event(tally), adopt_ref});
   ASSERT_TRUE(tally.wait_for(most)) << "the busy thread kept " << most << " events";
   EXPECT_NE(tally.where(), std::this_thread::get_id());
-  running->complete = true;
-  std::move(done).get();
+  running.event->complete = true;
+  std::move(running.done).get();
 }
 
 TEST(completion_queue, drops_events_left_to_it_when_it_stops_and_after_it_where_they_are_given) {
   hint_recorder results;
   counted_event::tally tally;
-  intrusive_ptr<held_callback_event> running{new held_callback_event, adopt_ref};
-  intrusive_ptr<void_result> result{new void_result({}), adopt_ref};
-  auto done = future_access::make<future<void>>(result->shared());
+  watched_command running;
   intrusive_ptr<event_retirement> retirement;
   {
     completion_queue queue{completion_queue::mode::polling, results};
     retirement = queue.retirement();
-    queue.watch(running, result);
+    running.watch_on(queue);
     retirement->release_later(event_ptr{new counted_event(tally), adopt_ref});
-    running->complete = true;
+    running.event->complete = true;
   }  // stopped: the command ended, and the event was dropped
-  std::move(done).get();
+  std::move(running.done).get();
   EXPECT_EQ(tally.dropped.load(), 1);
   retirement->release_later(event_ptr{new counted_event(tally), adopt_ref});
   EXPECT_EQ(tally.dropped.load(), 2);
