@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "kernel/kernel_bench.hpp"
-#include "troupe/core/detail/stage_trace.hpp"
+#include "troupe/support/stage_trace.hpp"
 
 namespace troupe::bench::kernel_bench {
 

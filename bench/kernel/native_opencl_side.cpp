@@ -4,7 +4,7 @@
 
 #include "device/native_opencl.hpp"
 #include "kernel/kernel_bench.hpp"
-#include "troupe/core/detail/stage_trace.hpp"
+#include "troupe/support/stage_trace.hpp"
 
 namespace troupe::bench::kernel_bench {
 namespace {

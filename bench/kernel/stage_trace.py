@@ -2,7 +2,7 @@
 """Where a pipeline stage's time goes, from bench-kernel --trace files.
 
 A build configured with -DTROUPE_STAGE_TRACE=ON records timestamps at the points of
-include/troupe/core/detail/stage_trace.hpp. For each file, this prints the timed runs of the
+include/troupe/support/stage_trace.hpp. For each file, this prints the timed runs of the
 troupe empty-stage pipeline of the given length (the first run, a warm-up, is left out) and,
 for each step between two points on one thread, its median and its mean share of a stage.
 `--stages 0` reads the runs of the iterated multiplies (or of the matrix requests, or of the

@@ -1,4 +1,4 @@
-#include "troupe/async/detail/shared_state.hpp"
+#include "troupe/async/shared_state.hpp"
 
 #include <chrono>
 #include <condition_variable>

@@ -4,7 +4,7 @@
 #include <exception>
 
 #include "troupe/core/actor_system.hpp"
-#include "troupe/core/detail/stage_trace.hpp"
+#include "troupe/support/stage_trace.hpp"
 
 namespace troupe {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <random>
 
-#include "troupe/core/detail/thread_name.hpp"
+#include "troupe/support/thread_name.hpp"
 
 namespace troupe::detail {
 

@@ -1,6 +1,6 @@
 #include "troupe/core/detail/timer_service.hpp"
 
-#include "troupe/core/detail/thread_name.hpp"
+#include "troupe/support/thread_name.hpp"
 
 namespace troupe::detail {
 

@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <string>
 
-#include "backend.hpp"
-#include "device_manager.hpp"
+#include "device/backend.hpp"
+#include "device/device_manager.hpp"
 #include "troupe/device.hpp"
 
 namespace troupe {

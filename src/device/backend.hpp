@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "troupe/async/detail/intrusive_ptr.hpp"
+#include "troupe/support/intrusive_ptr.hpp"
 #include "troupe/async/error.hpp"
 #include "troupe/device/detail/command.hpp"
 #include "troupe/device/device_info.hpp"

@@ -1,10 +1,10 @@
-#include "completion_queue.hpp"
+#include "device/completion_queue.hpp"
 
 #include <algorithm>
 #include <chrono>
 
-#include "troupe/core/detail/stage_trace.hpp"
-#include "troupe/core/detail/thread_name.hpp"
+#include "troupe/support/stage_trace.hpp"
+#include "troupe/support/thread_name.hpp"
 
 namespace troupe::detail {
 

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "backend.hpp"
-#include "event_retirement.hpp"
+#include "device/backend.hpp"
+#include "device/event_retirement.hpp"
 #include "troupe/device/detail/device_state.hpp"
 
 namespace troupe::detail {

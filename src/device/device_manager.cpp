@@ -1,6 +1,6 @@
-#include "device_manager.hpp"
+#include "device/device_manager.hpp"
 
-#include "troupe/core/detail/thread_name.hpp"
+#include "troupe/support/thread_name.hpp"
 #include "troupe/device/device.hpp"
 
 namespace troupe::detail {

@@ -7,8 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include "completion_queue.hpp"
-#include "kernel_cache.hpp"
+#include "device/completion_queue.hpp"
+#include "device/kernel_cache.hpp"
 #include "troupe/core/actor_system.hpp"
 #include "troupe/device/device_selection.hpp"
 

@@ -1,7 +1,7 @@
 #include "troupe/device/detail/device_state.hpp"
 
-#include "backend.hpp"
-#include "device_manager.hpp"
+#include "device/backend.hpp"
+#include "device/device_manager.hpp"
 #include "troupe/async/promise.hpp"
 #include "troupe/device/program.hpp"
 

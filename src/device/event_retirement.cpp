@@ -1,4 +1,4 @@
-#include "event_retirement.hpp"
+#include "device/event_retirement.hpp"
 
 #include <utility>
 

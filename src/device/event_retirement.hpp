@@ -9,7 +9,7 @@
 #include <mutex>
 #include <vector>
 
-#include "backend.hpp"
+#include "device/backend.hpp"
 
 namespace troupe::detail {
 

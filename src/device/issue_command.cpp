@@ -1,4 +1,4 @@
-#include "issue_command.hpp"
+#include "device/issue_command.hpp"
 
 #include <string>
 #include <string_view>

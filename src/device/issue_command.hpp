@@ -1,6 +1,6 @@
 #pragma once
 
-#include "backend.hpp"
+#include "device/backend.hpp"
 #include "troupe/device/detail/device_state.hpp"
 
 namespace troupe::detail {

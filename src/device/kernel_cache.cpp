@@ -1,4 +1,4 @@
-#include "kernel_cache.hpp"
+#include "device/kernel_cache.hpp"
 
 #include <unistd.h>
 #include <atomic>

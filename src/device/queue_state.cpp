@@ -2,12 +2,12 @@
 #include <memory>
 #include <string>
 
-#include "backend.hpp"
-#include "completion_queue.hpp"
-#include "device_manager.hpp"
-#include "event_retirement.hpp"
-#include "issue_command.hpp"
-#include "troupe/core/detail/stage_trace.hpp"
+#include "device/backend.hpp"
+#include "device/completion_queue.hpp"
+#include "device/device_manager.hpp"
+#include "device/event_retirement.hpp"
+#include "device/issue_command.hpp"
+#include "troupe/support/stage_trace.hpp"
 #include "troupe/device/detail/device_state.hpp"
 
 namespace troupe::detail {

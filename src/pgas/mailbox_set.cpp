@@ -3,7 +3,7 @@
 #include <exception>
 #include <string>
 
-#include "mpi_engine.hpp"
+#include "pgas/mpi_engine.hpp"
 #include "troupe/async/error.hpp"
 #include "troupe/pgas/world.hpp"
 

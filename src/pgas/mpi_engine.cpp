@@ -1,4 +1,4 @@
-#include "mpi_engine.hpp"
+#include "pgas/mpi_engine.hpp"
 
 #include <cstdio>
 #include <cstdlib>

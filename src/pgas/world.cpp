@@ -1,6 +1,6 @@
 #include "troupe/pgas/world.hpp"
 
-#include "mpi_engine.hpp"
+#include "pgas/mpi_engine.hpp"
 #include "troupe/async/error.hpp"
 
 namespace troupe::pgas {

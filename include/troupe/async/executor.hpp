@@ -3,7 +3,7 @@
 #include <chrono>
 #include <utility>
 
-#include "troupe/async/detail/intrusive_ptr.hpp"
+#include "troupe/support/intrusive_ptr.hpp"
 
 namespace troupe {
 

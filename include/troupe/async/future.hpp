@@ -6,7 +6,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "troupe/async/detail/shared_state.hpp"
+#include "troupe/async/shared_state.hpp"
 
 namespace troupe {
 

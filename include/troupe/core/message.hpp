@@ -9,7 +9,7 @@
 #include <typeinfo>
 #include <utility>
 
-#include "troupe/async/detail/intrusive_ptr.hpp"
+#include "troupe/support/intrusive_ptr.hpp"
 #include "troupe/async/error.hpp"
 
 namespace troupe {

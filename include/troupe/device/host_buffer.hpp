@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <span>
 
-#include "troupe/async/detail/intrusive_ptr.hpp"
+#include "troupe/support/intrusive_ptr.hpp"
 #include "troupe/device/detail/device_state.hpp"
 
 namespace troupe {

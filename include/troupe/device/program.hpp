@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "troupe/async/detail/intrusive_ptr.hpp"
+#include "troupe/support/intrusive_ptr.hpp"
 #include "troupe/device/detail/device_state.hpp"
 
 namespace troupe {

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstring>
 
-#include "troupe/core/detail/stage_trace.hpp"
+#include "troupe/support/stage_trace.hpp"
 
 namespace troupe::detail {
 namespace {

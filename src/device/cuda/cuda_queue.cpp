@@ -8,7 +8,7 @@
 #include "device/cuda/cuda_launch.hpp"
 #include "device/cuda/cuda_memory.hpp"
 #include "device/cuda/cuda_program.hpp"
-#include "troupe/core/detail/stage_trace.hpp"
+#include "troupe/support/stage_trace.hpp"
 
 namespace troupe::detail {
 namespace {

@@ -18,11 +18,11 @@
 #include <string_view>
 #include <vector>
 
-#include "../backend.hpp"
-#include "opencl_errors.hpp"
-#include "opencl_memory.hpp"
-#include "opencl_staging.hpp"
-#include "troupe/core/detail/stage_trace.hpp"
+#include "device/backend.hpp"
+#include "device/opencl/opencl_errors.hpp"
+#include "device/opencl/opencl_memory.hpp"
+#include "device/opencl/opencl_staging.hpp"
+#include "troupe/support/stage_trace.hpp"
 
 namespace troupe::detail {
 

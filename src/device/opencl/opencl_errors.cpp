@@ -1,4 +1,4 @@
-#include "opencl_errors.hpp"
+#include "device/opencl/opencl_errors.hpp"
 
 #include "troupe/async/error.hpp"
 

@@ -5,7 +5,7 @@
 #include <tuple>
 #include <utility>
 
-#include "primitives/scan_kernels.hpp"
+#include "kernel/primitives/scan_kernels.hpp"
 #include "troupe/async/when_all.hpp"
 #include "troupe/core/event_based_actor.hpp"
 #include "troupe/core/request.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <tuple>
 
-#include "primitives/scan_kernels.hpp"
+#include "kernel/primitives/scan_kernels.hpp"
 #include "troupe/core/request.hpp"
 #include "troupe/kernel/portable_source.hpp"
 #include "troupe/kernel/scan.hpp"

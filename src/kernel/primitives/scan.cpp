@@ -5,7 +5,7 @@
 #include <string>
 #include <tuple>
 
-#include "primitives/scan_kernels.hpp"
+#include "kernel/primitives/scan_kernels.hpp"
 #include "troupe/core/compose.hpp"
 #include "troupe/kernel/portable_source.hpp"
 #include "troupe/kernel/spawn_kernel.hpp"

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "troupe/async/detail/intrusive_ptr.hpp"
+#include "troupe/support/intrusive_ptr.hpp"
 
 namespace troupe::detail {
 

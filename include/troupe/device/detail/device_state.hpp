@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "troupe/async/detail/intrusive_ptr.hpp"
+#include "troupe/support/intrusive_ptr.hpp"
 #include "troupe/async/executor.hpp"
 #include "troupe/async/future.hpp"
 #include "troupe/device/detail/command.hpp"

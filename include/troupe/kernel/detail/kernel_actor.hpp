@@ -17,7 +17,7 @@
 
 #include "troupe/async/when_all.hpp"
 #include "troupe/core/actor_system.hpp"
-#include "troupe/core/detail/stage_trace.hpp"
+#include "troupe/support/stage_trace.hpp"
 #include "troupe/core/event_based_actor.hpp"
 #include "troupe/core/request.hpp"
 #include "troupe/device/device.hpp"

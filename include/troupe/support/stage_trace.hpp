@@ -35,7 +35,7 @@ inline constexpr bool enabled = true;
 /// Records `p` with the time and the calling thread (lock-free; the first 2^21 records).
 void record(point p, unsigned extra = 0) noexcept;
 /// Writes to `path` a "# point N name" line per point, then the records, one "point thread
-/// nanoseconds" line each; throws troupe::error if it cannot.
+/// nanoseconds" line each; throws std::runtime_error if it cannot.
 void write(const char* path);
 #else
 inline constexpr bool enabled = false;

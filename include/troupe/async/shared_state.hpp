@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "troupe/async/detail/intrusive_ptr.hpp"
+#include "troupe/support/intrusive_ptr.hpp"
 #include "troupe/async/error.hpp"
 #include "troupe/async/executor.hpp"
 

@@ -1,4 +1,4 @@
-#include "troupe/core/detail/thread_name.hpp"
+#include "troupe/support/thread_name.hpp"
 
 #if defined(__linux__)
 #include <pthread.h>

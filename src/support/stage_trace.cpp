@@ -1,12 +1,12 @@
-#include "troupe/core/detail/stage_trace.hpp"
+#include "troupe/support/stage_trace.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
-#include "troupe/async/error.hpp"
 
 namespace troupe::detail::stage_trace {
 
@@ -79,7 +79,7 @@ const char* name_of(point p) {
 
 void write(const char* path) {
   std::ofstream out{path};
-  if (!out) throw error(errc::invalid_argument, std::string{"stage trace: cannot write "} + path);
+  if (!out) throw std::runtime_error(std::string{"stage trace: cannot write "} + path);
   for (unsigned p = 1; p <= static_cast<unsigned>(point::command_completed); ++p)
     out << "# point " << p << ' ' << name_of(static_cast<point>(p)) << '\n';
   out << "# point " << static_cast<unsigned>(point::run_begin) << ' ' << name_of(point::run_begin)
@@ -91,7 +91,7 @@ void write(const char* path) {
     out << "# lost " << used.load() - capacity << " records beyond the first " << capacity << '\n';
   out.flush();
   if (!out)
-    throw error(errc::runtime_error, std::string{"stage trace: writing "} + path + " failed");
+    throw std::runtime_error(std::string{"stage trace: writing "} + path + " failed");
 }
 
 }  // namespace troupe::detail::stage_trace
