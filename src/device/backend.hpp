@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "troupe/support/intrusive_ptr.hpp"
 #include "troupe/async/error.hpp"
 #include "troupe/device/detail/command.hpp"
 #include "troupe/device/device_info.hpp"
+#include "troupe/support/intrusive_ptr.hpp"
 
 namespace troupe::detail {
 

@@ -1,7 +1,7 @@
 #include "device/device_manager.hpp"
 
-#include "troupe/support/thread_name.hpp"
 #include "troupe/device/device.hpp"
+#include "troupe/support/thread_name.hpp"
 
 namespace troupe::detail {
 

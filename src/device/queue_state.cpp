@@ -7,8 +7,8 @@
 #include "device/device_manager.hpp"
 #include "device/event_retirement.hpp"
 #include "device/issue_command.hpp"
-#include "troupe/support/stage_trace.hpp"
 #include "troupe/device/detail/device_state.hpp"
+#include "troupe/support/stage_trace.hpp"
 
 namespace troupe::detail {
 

@@ -7,7 +7,6 @@
 #include <stdexcept>
 #include <string>
 
-
 namespace troupe::detail::stage_trace {
 
 namespace {
@@ -90,8 +89,7 @@ void write(const char* path) {
   if (used.load() > capacity)
     out << "# lost " << used.load() - capacity << " records beyond the first " << capacity << '\n';
   out.flush();
-  if (!out)
-    throw std::runtime_error(std::string{"stage trace: writing "} + path + " failed");
+  if (!out) throw std::runtime_error(std::string{"stage trace: writing "} + path + " failed");
 }
 
 }  // namespace troupe::detail::stage_trace

@@ -8,9 +8,9 @@
 #include <type_traits>
 #include <utility>
 
-#include "troupe/support/intrusive_ptr.hpp"
 #include "troupe/async/error.hpp"
 #include "troupe/async/executor.hpp"
+#include "troupe/support/intrusive_ptr.hpp"
 
 namespace troupe::detail {
 

@@ -9,8 +9,8 @@
 #include <typeinfo>
 #include <utility>
 
-#include "troupe/support/intrusive_ptr.hpp"
 #include "troupe/async/error.hpp"
+#include "troupe/support/intrusive_ptr.hpp"
 
 namespace troupe {
 

@@ -3,8 +3,8 @@
 #include <cstddef>
 #include <span>
 
-#include "troupe/support/intrusive_ptr.hpp"
 #include "troupe/device/detail/device_state.hpp"
+#include "troupe/support/intrusive_ptr.hpp"
 
 namespace troupe {
 

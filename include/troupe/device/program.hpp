@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "troupe/support/intrusive_ptr.hpp"
 #include "troupe/device/detail/device_state.hpp"
+#include "troupe/support/intrusive_ptr.hpp"
 
 namespace troupe {
 

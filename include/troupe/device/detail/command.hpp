@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "troupe/support/intrusive_ptr.hpp"
 #include "troupe/async/shared_state.hpp"
+#include "troupe/support/intrusive_ptr.hpp"
 
 namespace troupe::detail {
 

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "troupe/support/intrusive_ptr.hpp"
 #include "troupe/async/executor.hpp"
 #include "troupe/async/future.hpp"
 #include "troupe/device/detail/command.hpp"
 #include "troupe/device/device_info.hpp"
+#include "troupe/support/intrusive_ptr.hpp"
 
 namespace troupe {
 class program;

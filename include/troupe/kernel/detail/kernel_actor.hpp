@@ -17,7 +17,6 @@
 
 #include "troupe/async/when_all.hpp"
 #include "troupe/core/actor_system.hpp"
-#include "troupe/support/stage_trace.hpp"
 #include "troupe/core/event_based_actor.hpp"
 #include "troupe/core/request.hpp"
 #include "troupe/device/device.hpp"
@@ -25,6 +24,7 @@
 #include "troupe/device/local_memory.hpp"
 #include "troupe/kernel/detail/device_slot.hpp"
 #include "troupe/kernel/detail/signature_traits.hpp"
+#include "troupe/support/stage_trace.hpp"
 
 namespace troupe::kernel::detail {
 
