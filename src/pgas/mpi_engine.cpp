@@ -16,7 +16,7 @@ constexpr int data_tag = 1;
 constexpr std::size_t posted_receives = 8;
 // Buffers in flight before a sender outside a handler waits (running handlers meanwhile).
 constexpr std::size_t in_flight_per_pe = 4;
-// bench-pgas aggregation_buffer (bench/results/cpu-2core, histogram): 16 KiB 136, 64 KiB 152,
+// bench-pgas aggregation_buffer (bench/results/cpu-2core/pgas, histogram): 16 KiB 136, 64 KiB 152,
 // 256 KiB 153 M updates/s/PE; 256 KiB would cost four times the memory for nothing.
 constexpr std::size_t default_buffer_bytes = 64 * 1024;
 constexpr std::size_t smallest_buffer_bytes = 64;
