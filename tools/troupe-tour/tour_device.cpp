@@ -2,6 +2,7 @@
 #include <chrono>
 #include <vector>
 
+#include "example_kernels.hpp"
 #include "tour.hpp"
 
 namespace tour {
@@ -9,15 +10,7 @@ namespace {
 
 /// The same kernel for both backends: OpenCL C, and CUDA C++ for NVRTC.
 const char* saxpy_source(troupe::backend b) {
-  return b == troupe::backend::cuda
-             ? R"(extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned n) {
-                  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-                  if (i < n) y[i] = a * x[i] + y[i];
-                })"
-             : R"(__kernel void saxpy(float a, __global const float* x, __global float* y, uint n) {
-                  size_t i = get_global_id(0);
-                  if (i < n) y[i] = a * x[i] + y[i];
-                })";
+  return b == troupe::backend::cuda ? example_kernels::saxpy_cuda : example_kernels::saxpy_opencl;
 }
 
 }  // namespace

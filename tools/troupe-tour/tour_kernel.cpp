@@ -3,24 +3,17 @@
 #include <string>
 #include <vector>
 
+#include "example_kernels.hpp"
 #include "tour.hpp"
 
 namespace tour {
 namespace {
 
+/// scale and add_one, in one program per backend.
 const troupe::kernel::source& tour_kernels() {
   static const troupe::kernel::source kernels{
-      R"(__kernel void scale(__global const float* x, __global float* y, float by) {
-  size_t i = get_global_id(0);
-  y[i] = x[i] * by;
-}
-__kernel void add_one(__global float* x) { x[get_global_id(0)] += 1.0f; })",
-      R"(extern "C" __global__ void scale(const float* x, float* y, float by) {
-  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  y[i] = x[i] * by;
-}
-extern "C" __global__ void add_one(float* x) { x[blockIdx.x * blockDim.x + threadIdx.x] += 1.0f; })",
-      ""};
+      std::string{example_kernels::scale_opencl} + example_kernels::add_one_opencl,
+      std::string{example_kernels::scale_cuda} + example_kernels::add_one_cuda, ""};
   return kernels;
 }
 
