@@ -1,30 +1,13 @@
 #include <random>
 
+#include "example_kernels.hpp"
 #include "kernel/kernel_bench.hpp"
 
 namespace troupe::bench::kernel_bench {
 
-const troupe::kernel::source matmul_source{
-    R"(
-__kernel void m_mult(__global const float* a, __global const float* b, __global float* c,
-                     uint n) {
-  size_t x = get_global_id(0), y = get_global_id(1);
-  if (x >= n || y >= n) return;
-  float sum = 0;
-  for (uint k = 0; k < n; ++k) sum += a[y * n + k] * b[k * n + x];
-  c[y * n + x] = sum;
-}
-)",
-    R"(
-extern "C" __global__ void m_mult(const float* a, const float* b, float* c, unsigned n) {
-  unsigned x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= n || y >= n) return;
-  float sum = 0;
-  for (unsigned k = 0; k < n; ++k) sum += a[y * n + k] * b[k * n + x];
-  c[y * n + x] = sum;
-}
-)",
-    ""};
+// The examples' m_mult, byte for byte the kernel measured before it moved there.
+const troupe::kernel::source matmul_source{example_kernels::m_mult_opencl,
+                                           example_kernels::m_mult_cuda, ""};
 
 const troupe::kernel::source empty_source{"__kernel void empty(__global float* x) {}\n",
                                           "extern \"C\" __global__ void empty(float* x) {}\n", ""};

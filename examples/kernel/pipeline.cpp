@@ -2,26 +2,21 @@
 // vector, keeps the intermediate results on the device (mem_ref), and answers with a vector.
 #include <cstdlib>
 #include <iostream>
+#include <string>
 #include <vector>
 
 #include "../device/pick_device.hpp"
+#include "example_kernels.hpp"
 
 using namespace troupe::kernel;
 
-const source kernels{R"(
-__kernel void scale(__global const float* x, __global float* y, float by) {
-  size_t i = get_global_id(0);
-  y[i] = x[i] * by;
-}
+// scale is the kernel of examples/kernel_sources/; square is this example's own.
+const source kernels{std::string{example_kernels::scale_opencl} + R"(
 __kernel void square(__global float* x) {
   size_t i = get_global_id(0);
   x[i] = x[i] * x[i];
 })",
-                     R"(
-extern "C" __global__ void scale(const float* x, float* y, float by) {
-  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  y[i] = x[i] * by;
-}
+                     std::string{example_kernels::scale_cuda} + R"(
 extern "C" __global__ void square(float* x) {
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   x[i] = x[i] * x[i];

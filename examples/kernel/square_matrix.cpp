@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../device/pick_device.hpp"
+#include "example_kernels.hpp"
 
 using namespace troupe::kernel;
 
@@ -17,25 +18,6 @@ struct square_matrix {
   std::vector<float> values;
 };
 
-constexpr const char* opencl_source = R"(
-__kernel void m_mult(__global const float* a, __global const float* b, __global float* c,
-                     uint n) {
-  size_t x = get_global_id(0), y = get_global_id(1);
-  if (x >= n || y >= n) return;
-  float sum = 0;
-  for (uint k = 0; k < n; ++k) sum += a[y * n + k] * b[k * n + x];
-  c[y * n + x] = sum;
-})";
-
-constexpr const char* cuda_source = R"(
-extern "C" __global__ void m_mult(const float* a, const float* b, float* c, unsigned n) {
-  unsigned x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= n || y >= n) return;
-  float sum = 0;
-  for (unsigned k = 0; k < n; ++k) sum += a[y * n + k] * b[k * n + x];
-  c[y * n + x] = sum;
-})";
-
 int main() {
   troupe::actor_system sys;
   auto dev = pick_device(sys);
@@ -43,7 +25,8 @@ int main() {
 
   using arguments = std::tuple<troupe::nd_range, std::vector<float>, std::vector<float>, unsigned>;
   auto multiply = sys.spawn_kernel(
-      source{opencl_source, cuda_source, ""}, "m_mult", troupe::nd_range{{1}}, on(*dev),
+      source{example_kernels::m_mult_opencl, example_kernels::m_mult_cuda, ""}, "m_mult",
+      troupe::nd_range{{1}}, on(*dev),
       // Pre-processing: matrices of one size only; the range is the matrix.
       map_input([](const square_matrix& a, const square_matrix& b) -> std::optional<arguments> {
         if (a.n != b.n) return std::nullopt;

@@ -8,34 +8,24 @@
 #include <vector>
 
 #include "../device/device_fixture.hpp"
+#include "example_kernels.hpp"
 #include "troupe/kernel.hpp"
 
 namespace troupe::test {
 
 inline const kernel::source& kernel_test_sources() {
+  // scale and m_mult are the examples' (examples/kernel_sources/); the others are the tests' own.
   static const kernel::source sources{
-      R"(
+      std::string{example_kernels::scale_opencl} + example_kernels::m_mult_opencl + R"(
 __kernel void add(__global const float* a, __global const float* b, __global float* c) {
   size_t i = get_global_id(0);
   c[i] = a[i] + b[i];
-}
-__kernel void scale(__global const float* x, __global float* y, float factor) {
-  size_t i = get_global_id(0);
-  y[i] = x[i] * factor;
 }
 __kernel void increment(__global int* x, int by) {
   size_t i = get_global_id(0);
   x[i] += by;
 }
 __kernel void nothing(__global const float* x) {}
-__kernel void m_mult(__global const float* a, __global const float* b, __global float* c,
-                     uint size) {
-  size_t x = get_global_id(0), y = get_global_id(1);
-  if (x >= size || y >= size) return;
-  float result = 0;
-  for (size_t k = 0; k < size; ++k) result += a[y * size + k] * b[k * size + x];
-  c[y * size + x] = result;
-}
 __kernel void block_sums(__global const int* in, __global int* out, __local int* part,
                          __global int* scratch) {
   size_t lid = get_local_id(0), gid = get_global_id(0);
@@ -53,27 +43,16 @@ __kernel void first_of_each(__global const int* in, __global int* out, uint stri
   out[i] = in[i * stride];
 }
 )",
-      R"(
+      std::string{example_kernels::scale_cuda} + example_kernels::m_mult_cuda + R"(
 extern "C" __global__ void add(const float* a, const float* b, float* c) {
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   c[i] = a[i] + b[i];
-}
-extern "C" __global__ void scale(const float* x, float* y, float factor) {
-  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  y[i] = x[i] * factor;
 }
 extern "C" __global__ void increment(int* x, int by) {
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   x[i] += by;
 }
 extern "C" __global__ void nothing(const float* x) {}
-extern "C" __global__ void m_mult(const float* a, const float* b, float* c, unsigned size) {
-  unsigned x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= size || y >= size) return;
-  float result = 0;
-  for (unsigned k = 0; k < size; ++k) result += a[y * size + k] * b[k * size + x];
-  c[y * size + x] = result;
-}
 extern "C" __global__ void block_sums(const int* in, int* out, int* scratch) {
   extern __shared__ int part[];
   unsigned lid = threadIdx.x, gid = blockIdx.x * blockDim.x + threadIdx.x;
