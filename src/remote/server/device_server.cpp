@@ -11,6 +11,7 @@
 
 #include "remote/server/call.hpp"
 #include "remote/server/completion_replies.hpp"
+#include "remote/server/handlers.hpp"
 
 namespace troupe::remote::server {
 
@@ -45,27 +46,6 @@ void initialize_platforms() {
       clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &devices);
     }
   });
-}
-
-bool is_command(opcode op) {
-  auto value = static_cast<std::uint16_t>(op);
-  return value >= static_cast<std::uint16_t>(opcode::read_buffer) &&
-         value <= static_cast<std::uint16_t>(opcode::migrate_mem_objects);
-}
-
-void dispatch(opcode op, call& c, std::uint32_t connection) {
-  if (op == opcode::ping) return;
-  if (op == opcode::fence) {
-    auto index = c.in.get<std::uint32_t>();
-    auto sequence = c.in.get<std::uint32_t>();
-    // A connection's earlier frames are already processed, and its later ones never would be
-    // while this one waits: a fence on itself is a no-op, not a wait until the session ends.
-    if (index != connection) c.owner.fence(index, sequence);
-    return;
-  }
-  if (op == opcode::get_info) return handle_get_info(c);
-  if (is_command(op)) return handle_command(op, c);
-  handle_object_request(op, c);
 }
 
 void send_status(stream_socket& socket, opcode op, std::uint32_t sequence, cl_int status,
@@ -315,6 +295,7 @@ void device_server::serve_requests(stream_socket& socket, std::shared_ptr<sessio
     auto op = static_cast<opcode>(header.opcode);
     const bool wants_reply = (header.flags & flag_reply) != 0;
     call c{*joined,
+           index,
            reader(payload),
            writer{},
            payload,
@@ -325,7 +306,7 @@ void device_server::serve_requests(stream_socket& socket, std::shared_ptr<sessio
     cl_int status = CL_SUCCESS;
     std::string message;
     try {
-      dispatch(op, c, index);
+      dispatch(op, c);
       c.in.expect_end();
     } catch (const cl_failure& failure) {
       status = failure.code;
