@@ -7,6 +7,7 @@
 
 #include "remote/icd/api_support.hpp"
 #include "troupe/remote/cl_troupe_remote.h"
+#include "troupe/remote/server_options.hpp"
 
 using namespace troupe::remote;
 using namespace troupe::remote::icd;
