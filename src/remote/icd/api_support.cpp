@@ -160,7 +160,7 @@ cl_int settle_event(cl_event event) {
   });
 }
 
-cl_int settle_overlap(remote_server& server, const void* host, std::size_t size) {
+cl_int settle_overlap(server_connection& server, const void* host, std::size_t size) {
   const auto* begin = static_cast<const std::byte*>(host);
   const auto* end = begin + size;
   return server.settle_reads(

@@ -5,7 +5,8 @@
 #include <string>
 
 #include "remote/icd/objects.hpp"
-#include "remote/icd/remote_server.hpp"
+#include "remote/icd/request.hpp"
+#include "remote/icd/server_connection.hpp"
 #include "remote/protocol/info_handles.hpp"
 
 namespace troupe::remote::icd {
@@ -85,7 +86,7 @@ cl_int settle_queue(cl_command_queue queue);
 cl_int settle_event(cl_event event);
 /// The reads into [host, host + size) of any queue of this server: a write from there sends
 /// the bytes now, so a read the write waits for must have landed first.
-cl_int settle_overlap(remote_server& server, const void* host, std::size_t size);
+cl_int settle_overlap(server_connection& server, const void* host, std::size_t size);
 
 /// Rewrites "OpenCL X.Y ..." so that X.Y is at most 1.2, the version this driver implements.
 std::string cap_version(const std::string& version, const char* prefix);
