@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "remote/remote_bench.hpp"
-#include "remote/server/device_server.hpp"
 #include "troupe/remote/cl_troupe_remote.h"
+#include "troupe/remote/device_server.hpp"
 
 #ifndef TROUPE_BENCH_ICD_FILE
 #error "define TROUPE_BENCH_ICD_FILE (the build tree's troupe.icd), as bench/CMakeLists.txt does"

@@ -3,8 +3,8 @@
 // process, so that their session and object counts can be watched.
 #include <stdexcept>
 
-#include "remote/server/device_server.hpp"
 #include "remote_fixture.hpp"
+#include "troupe/remote/device_server.hpp"
 
 namespace troupe::remote_test {
 namespace {

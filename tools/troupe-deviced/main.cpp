@@ -7,7 +7,7 @@
 #include <iostream>
 #include <thread>
 
-#include "remote/server/device_server.hpp"
+#include "troupe/remote/device_server.hpp"
 
 namespace {
 

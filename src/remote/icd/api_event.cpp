@@ -137,7 +137,7 @@ CL_API_ENTRY cl_int CL_API_CALL clFinish(cl_command_queue queue) {
 CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event* event_list) {
   if (num_events == 0 || event_list == nullptr) return CL_INVALID_VALUE;
   // One wait per server, in the order the servers first appear.
-  std::vector<std::pair<remote_server*, std::vector<cl_event>>> by_server;
+  std::vector<std::pair<server_connection*, std::vector<cl_event>>> by_server;
   for (cl_uint i = 0; i < num_events; ++i) {
     if (!valid(event_list[i], object_kind::event)) return CL_INVALID_EVENT;
     auto found = std::find_if(by_server.begin(), by_server.end(),

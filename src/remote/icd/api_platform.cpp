@@ -7,6 +7,7 @@
 
 #include "remote/icd/api_support.hpp"
 #include "troupe/remote/cl_troupe_remote.h"
+#include "troupe/remote/server_options.hpp"
 
 using namespace troupe::remote;
 using namespace troupe::remote::icd;
@@ -90,8 +91,8 @@ std::vector<cl_platform_id>& platforms() {
 
 // Every server named in the hostfiles, reached or not. Servers are never freed: their objects,
 // and threads' connections to them, live as long as the program.
-std::vector<remote_server*>& servers() {
-  static auto* named = new std::vector<remote_server*>;
+std::vector<server_connection*>& servers() {
+  static auto* named = new std::vector<server_connection*>;
   return *named;
 }
 
@@ -101,7 +102,7 @@ void discover() {
     timeout_ms = std::max(1, std::atoi(setting));
   }
   for (const auto& entry : configured_hosts()) {
-    auto* server = new remote_server(entry.host, entry.port, entry.token);
+    auto* server = new server_connection(entry.host, entry.port, entry.token);
     servers().push_back(server);
     try {
       server->open(timeout_ms);
@@ -320,7 +321,7 @@ namespace {
 
 // Checks the properties and puts them with platform handles replaced by ids.
 cl_int put_context_properties(request& creating, const cl_context_properties* properties,
-                              remote_server*& server) {
+                              server_connection*& server) {
   std::vector<std::int64_t> flat;
   if (properties != nullptr) {
     for (const auto* p = properties; *p != 0; p += 2) {
@@ -356,7 +357,7 @@ std::vector<cl_context_properties> copy_properties(const cl_context_properties* 
   return copy;
 }
 
-cl_context finish_context(request& creating, remote_server& server,
+cl_context finish_context(request& creating, server_connection& server,
                           const cl_context_properties* properties, std::uint64_t id,
                           cl_int* errcode_ret) {
   reply answer;
@@ -379,7 +380,7 @@ CL_API_ENTRY cl_context CL_API_CALL clCreateContext(
     void(CL_CALLBACK* /*pfn_notify*/)(const char*, const void*, size_t, void*), void* /*user_data*/,
     cl_int* errcode_ret) {
   if (num_devices == 0 || devices == nullptr) return fail(errcode_ret, CL_INVALID_VALUE);
-  remote_server* server = nullptr;
+  server_connection* server = nullptr;
   for (cl_uint i = 0; i < num_devices; ++i) {
     if (!valid(devices[i], object_kind::device)) return fail(errcode_ret, CL_INVALID_DEVICE);
     if (server != nullptr && devices[i]->server != server) {
@@ -403,7 +404,7 @@ clCreateContextFromType(const cl_context_properties* properties, cl_device_type 
                         void(CL_CALLBACK* /*pfn_notify*/)(const char*, const void*, size_t, void*),
                         void* /*user_data*/, cl_int* errcode_ret) {
   // The loader routes here by the CL_CONTEXT_PLATFORM property, or to its first platform.
-  remote_server* server = nullptr;
+  server_connection* server = nullptr;
   for (const auto* p = properties; p != nullptr && *p != 0; p += 2) {
     if (p[0] == CL_CONTEXT_PLATFORM) {
       auto platform = reinterpret_cast<cl_platform_id>(p[1]);

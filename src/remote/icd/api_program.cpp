@@ -15,7 +15,7 @@ cl_program new_program(cl_context context, std::uint64_t id, cl_int* errcode_ret
   return program;
 }
 
-bool valid_device_list(const remote_server* server, cl_uint num_devices,
+bool valid_device_list(const server_connection* server, cl_uint num_devices,
                        const cl_device_id* devices) {
   if ((num_devices == 0) != (devices == nullptr)) return false;
   for (cl_uint i = 0; i < num_devices; ++i) {

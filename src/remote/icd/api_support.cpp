@@ -148,6 +148,24 @@ cl_int send_read(request& command, cl_command_queue queue, cl_event* event, pend
   return status;
 }
 
+cl_int transfer_on_own_queue(cl_mem buffer, bool write, std::size_t offset, std::size_t size,
+                             void* host) {
+  std::size_t bytes = 0;
+  cl_int status = clGetContextInfo(buffer->context, CL_CONTEXT_DEVICES, 0, nullptr, &bytes);
+  if (status != CL_SUCCESS) return status;
+  std::vector<cl_device_id> devices(bytes / sizeof(cl_device_id));
+  if (devices.empty()) return CL_INVALID_CONTEXT;
+  status = clGetContextInfo(buffer->context, CL_CONTEXT_DEVICES, bytes, devices.data(), nullptr);
+  if (status != CL_SUCCESS) return status;
+  cl_command_queue own = clCreateCommandQueue(buffer->context, devices[0], 0, &status);
+  if (status != CL_SUCCESS) return status;
+  status = write
+               ? clEnqueueWriteBuffer(own, buffer, CL_TRUE, offset, size, host, 0, nullptr, nullptr)
+               : clEnqueueReadBuffer(own, buffer, CL_TRUE, offset, size, host, 0, nullptr, nullptr);
+  clReleaseCommandQueue(own);
+  return status;
+}
+
 cl_int settle_queue(cl_command_queue queue) {
   return queue->server->settle_reads([&](const pending_read& read) { return read.queue == queue; });
 }
@@ -160,7 +178,7 @@ cl_int settle_event(cl_event event) {
   });
 }
 
-cl_int settle_overlap(remote_server& server, const void* host, std::size_t size) {
+cl_int settle_overlap(server_connection& server, const void* host, std::size_t size) {
   const auto* begin = static_cast<const std::byte*>(host);
   const auto* end = begin + size;
   return server.settle_reads(

@@ -5,7 +5,8 @@
 #include <string>
 
 #include "remote/icd/objects.hpp"
-#include "remote/icd/remote_server.hpp"
+#include "remote/icd/request.hpp"
+#include "remote/icd/server_connection.hpp"
 #include "remote/protocol/info_handles.hpp"
 
 namespace troupe::remote::icd {
@@ -48,6 +49,26 @@ cl_int copy_value_info(const T& value, std::size_t param_value_size, void* param
   return copy_info(&value, sizeof value, param_value_size, param_value, param_value_size_ret);
 }
 
+/// The flags by which a memory object is made from host memory.
+inline constexpr cl_mem_flags host_pointer_flags = CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR;
+
+/// True when `memory` is a memory object of this driver.
+inline bool is_mem(cl_mem memory) {
+  return valid(memory, object_kind::mem);
+}
+
+/// Registers a new memory object with its server; sets *errcode_ret and returns it.
+inline cl_mem register_mem(_cl_mem* memory, cl_int* errcode_ret) {
+  memory->server->register_object(memory);
+  succeed(errcode_ret);
+  return memory;
+}
+
+/// A blocking read or write of `buffer` on a temporary queue of its context's first device, for
+/// transfers that have no queue of their own (large initial contents, copies between servers).
+cl_int transfer_on_own_queue(cl_mem buffer, bool write, std::size_t offset, std::size_t size,
+                             void* host);
+
 /// Fetches a whole info value from the server: raw bytes, with handles already turned into
 /// this driver's objects. Returns the status of the query.
 cl_int fetch_info(info_query query, const remote_object* subject, cl_uint param,
@@ -85,7 +106,7 @@ cl_int settle_queue(cl_command_queue queue);
 cl_int settle_event(cl_event event);
 /// The reads into [host, host + size) of any queue of this server: a write from there sends
 /// the bytes now, so a read the write waits for must have landed first.
-cl_int settle_overlap(remote_server& server, const void* host, std::size_t size);
+cl_int settle_overlap(server_connection& server, const void* host, std::size_t size);
 
 /// Rewrites "OpenCL X.Y ..." so that X.Y is at most 1.2, the version this driver implements.
 std::string cap_version(const std::string& version, const char* prefix);

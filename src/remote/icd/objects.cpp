@@ -2,7 +2,8 @@
 
 #include <unordered_set>
 
-#include "remote/icd/remote_server.hpp"
+#include "remote/icd/request.hpp"
+#include "remote/icd/server_connection.hpp"
 
 namespace troupe::remote::icd {
 
@@ -19,7 +20,8 @@ live_set& live() {
 
 }  // namespace
 
-remote_object::remote_object(object_kind object_kind, remote_server* owner, std::uint64_t object_id)
+remote_object::remote_object(object_kind object_kind, server_connection* owner,
+                             std::uint64_t object_id)
     : kind(object_kind), server(owner), id(object_id) {
   std::lock_guard lock(live().mutex);
   live().objects.insert(this);

@@ -15,7 +15,7 @@
 
 namespace troupe::remote::icd {
 
-class remote_server;
+class server_connection;
 struct connection;
 
 /// The dispatch table every object of this driver points to (filled in dispatch.cpp).
@@ -23,7 +23,7 @@ extern cl_icd_dispatch dispatch_table;
 
 /// What every object of this driver starts with.
 struct remote_object {
-  remote_object(object_kind kind, remote_server* server, std::uint64_t id);
+  remote_object(object_kind kind, server_connection* server, std::uint64_t id);
   // Not virtual: a vtable pointer would displace the dispatch pointer from the first word.
   // destroy_object() deletes through the right type.
   ~remote_object();
@@ -32,7 +32,7 @@ struct remote_object {
 
   cl_icd_dispatch* dispatch = &dispatch_table;  // must stay the first word
   const object_kind kind;
-  remote_server* const server;
+  server_connection* const server;
   const std::uint64_t id;
   /// The application's references plus the driver's own holds (pending callbacks).
   std::atomic<std::int64_t> references{1};

@@ -22,8 +22,6 @@ static_assert(std::endian::native == std::endian::little,
 inline constexpr std::uint32_t protocol_magic = 0x45505254;
 /// Bumped on any change to a frame's layout; client and server must agree exactly.
 inline constexpr std::uint16_t protocol_version = 2;
-/// The port troupe-deviced listens on unless told otherwise.
-inline constexpr std::uint16_t default_port = 7457;
 /// Largest payload of a frame before the handshake: a handshake is a few hundred bytes.
 inline constexpr std::uint32_t max_handshake_payload = 4096;
 /// Largest bulk field of a frame (a read's reply, a write's data, an info value).

@@ -1,18 +1,73 @@
-#include "remote/server/device_server.hpp"
+#include "troupe/remote/device_server.hpp"
 
 #include <CL/cl_ext.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <map>
+#include <mutex>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
 
+#include "remote/protocol/socket.hpp"
 #include "remote/server/call.hpp"
 #include "remote/server/completion_replies.hpp"
+#include "remote/server/handlers.hpp"
+#include "remote/server/session.hpp"
 
 namespace troupe::remote::server {
+
+// The server behind device_server's interface: one thread accepts, one serves each connection.
+class device_server::state {
+ public:
+  explicit state(server_options options);
+  state(const state&) = delete;
+  state& operator=(const state&) = delete;
+  ~state();
+
+  void start();
+  void run();
+  void stop();
+
+  [[nodiscard]] std::uint16_t port() const { return listener_.port(); }
+  [[nodiscard]] std::size_t session_count() const;
+  [[nodiscard]] std::size_t object_count() const;
+  [[nodiscard]] std::size_t connection_count() const;
+
+ private:
+  struct session_entry {
+    std::shared_ptr<session> opened;
+    std::vector<stream_socket*> connections;
+  };
+
+  void serve(stream_socket socket);
+  void open_session(stream_socket& socket, const frame_header& header);
+  void join_session(stream_socket& socket, const frame_header& header, reader& in);
+  void serve_anchor(stream_socket& socket, std::shared_ptr<session> opened);
+  void serve_requests(stream_socket& socket, std::shared_ptr<session> joined, std::uint32_t index);
+  void close_session(std::uint64_t id);
+  void log(log_level level, const std::string& message) const;
+
+  server_options options_;
+  listen_socket listener_;
+  std::thread acceptor_;
+  std::atomic<bool> stopping_{false};
+  mutable std::mutex mutex_;  // guards everything below
+  std::map<std::uint64_t, session_entry> sessions_;
+  std::uint64_t next_session_ = 1;
+  std::vector<stream_socket*> open_sockets_;
+  struct worker {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::vector<worker> workers_;  // finished ones are joined at the next accept
+};
 
 namespace {
 
@@ -47,27 +102,6 @@ void initialize_platforms() {
   });
 }
 
-bool is_command(opcode op) {
-  auto value = static_cast<std::uint16_t>(op);
-  return value >= static_cast<std::uint16_t>(opcode::read_buffer) &&
-         value <= static_cast<std::uint16_t>(opcode::migrate_mem_objects);
-}
-
-void dispatch(opcode op, call& c, std::uint32_t connection) {
-  if (op == opcode::ping) return;
-  if (op == opcode::fence) {
-    auto index = c.in.get<std::uint32_t>();
-    auto sequence = c.in.get<std::uint32_t>();
-    // A connection's earlier frames are already processed, and its later ones never would be
-    // while this one waits: a fence on itself is a no-op, not a wait until the session ends.
-    if (index != connection) c.owner.fence(index, sequence);
-    return;
-  }
-  if (op == opcode::get_info) return handle_get_info(c);
-  if (is_command(op)) return handle_command(op, c);
-  handle_object_request(op, c);
-}
-
 void send_status(stream_socket& socket, opcode op, std::uint32_t sequence, cl_int status,
                  const std::string& message) {
   writer reply;
@@ -79,15 +113,44 @@ void send_status(stream_socket& socket, opcode op, std::uint32_t sequence, cl_in
 
 }  // namespace
 
-log_level parse_log_level(const std::string& name) {
-  if (name == "error") return log_level::error;
-  if (name == "warn") return log_level::warn;
-  if (name == "info") return log_level::info;
-  if (name == "debug") return log_level::debug;
-  throw std::invalid_argument("log level '" + name + "' is not one of error, warn, info, debug");
-}
+// -- device_server: the interface ---------------------------------------------
 
 device_server::device_server(server_options options)
+    : state_(std::make_unique<state>(std::move(options))) {}
+
+device_server::~device_server() = default;
+
+std::uint16_t device_server::port() const {
+  return state_->port();
+}
+
+std::size_t device_server::session_count() const {
+  return state_->session_count();
+}
+
+std::size_t device_server::object_count() const {
+  return state_->object_count();
+}
+
+std::size_t device_server::connection_count() const {
+  return state_->connection_count();
+}
+
+void device_server::start() {
+  state_->start();
+}
+
+void device_server::run() {
+  state_->run();
+}
+
+void device_server::stop() {
+  state_->stop();
+}
+
+// -- device_server::state: accepting ------------------------------------------
+
+device_server::state::state(server_options options)
     : options_(std::move(options)), listener_(options_.address, options_.port) {
   if (!listener_.loopback() && options_.token.empty()) {
     throw std::invalid_argument("listening on " + options_.address +
@@ -96,7 +159,7 @@ device_server::device_server(server_options options)
   if (options_.max_clients == 0) throw std::invalid_argument("max clients must be at least 1");
 }
 
-device_server::~device_server() {
+device_server::state::~state() {
   stop();
   if (acceptor_.joinable()) acceptor_.join();
   std::vector<worker> workers;
@@ -107,11 +170,11 @@ device_server::~device_server() {
   for (auto& finishing : workers) finishing.thread.join();
 }
 
-void device_server::start() {
+void device_server::state::start() {
   acceptor_ = std::thread([this] { run(); });
 }
 
-void device_server::run() {
+void device_server::state::run() {
   log(log_level::info, "serving on " + options_.address + ":" + std::to_string(port()));
   while (!stopping_) {
     stream_socket socket = listener_.accept();
@@ -132,37 +195,39 @@ void device_server::run() {
   }
 }
 
-void device_server::stop() {
+void device_server::state::stop() {
   if (stopping_.exchange(true)) return;
   listener_.close();
   std::lock_guard lock(mutex_);
   for (auto* socket : open_sockets_) socket->shutdown();
 }
 
-std::size_t device_server::session_count() const {
+std::size_t device_server::state::session_count() const {
   std::lock_guard lock(mutex_);
   return sessions_.size();
 }
 
-std::size_t device_server::object_count() const {
+std::size_t device_server::state::object_count() const {
   std::lock_guard lock(mutex_);
   std::size_t count = 0;
-  for (auto& [id, entry] : sessions_) count += entry.state->object_count();
+  for (auto& [id, entry] : sessions_) count += entry.opened->object_count();
   return count;
 }
 
-std::size_t device_server::connection_count() const {
+std::size_t device_server::state::connection_count() const {
   std::lock_guard lock(mutex_);
   return open_sockets_.size();
 }
 
-void device_server::log(log_level level, const std::string& message) const {
+void device_server::state::log(log_level level, const std::string& message) const {
   if (level > options_.level) return;
   static constexpr const char* names[] = {"error", "warn", "info", "debug"};
   std::fprintf(stderr, "troupe-deviced: %s: %s\n", names[static_cast<int>(level)], message.c_str());
 }
 
-void device_server::serve(stream_socket socket) {
+// -- device_server::state: handshakes -----------------------------------------
+
+void device_server::state::serve(stream_socket socket) {
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return;
@@ -197,59 +262,14 @@ void device_server::serve(stream_socket socket) {
     }
     if (op == opcode::hello) {
       in.expect_end();
-      std::shared_ptr<session> opened;
-      {
-        std::lock_guard lock(mutex_);
-        if (sessions_.size() >= options_.max_clients) {
-          send_status(socket, op, header.sequence, CL_OUT_OF_RESOURCES,
-                      "the server already serves its maximum of " +
-                          std::to_string(options_.max_clients) + " clients");
-          throw decode_error("client refused: server full");
-        }
-        std::random_device random;
-        std::array<std::uint64_t, 2> key{};
-        for (auto& word : key) word = (std::uint64_t{random()} << 32) ^ random();
-        opened = std::make_shared<session>(next_session_++, key, &socket);
-        sessions_[opened->id()] = {opened, {}};
-      }
-      serve_anchor(socket, opened);
+      open_session(socket, header);
       // This return skips the cleanup at the end: take the socket off the list here, or stop()
       // would later shut down through a pointer to this finished call's local.
       std::lock_guard lock(mutex_);
       std::erase(open_sockets_, &socket);
       return;
     }
-    auto session_id = in.get<std::uint64_t>();
-    std::array<std::uint64_t, 2> key{in.get<std::uint64_t>(), in.get<std::uint64_t>()};
-    in.expect_end();
-    std::shared_ptr<session> joined;
-    {
-      std::lock_guard lock(mutex_);
-      auto found = sessions_.find(session_id);
-      if (found != sessions_.end() && found->second.state->key() == key) {
-        joined = found->second.state;
-        found->second.connections.push_back(&socket);
-      }
-    }
-    if (!joined) {
-      send_status(socket, op, header.sequence, CL_INVALID_OPERATION,
-                  "no open session " + std::to_string(session_id) + " with that key");
-      throw decode_error("attach to an unknown session");
-    }
-    std::uint32_t index = joined->add_connection();
-    writer welcome;
-    welcome.put<std::int32_t>(CL_SUCCESS).put<std::int32_t>(CL_SUCCESS).put_string("");
-    welcome.put<std::uint32_t>(index);
-    try {
-      // Inside the try: a client gone before its welcome must not leave the index registered.
-      socket.send_frame(static_cast<opcode>(static_cast<std::uint16_t>(opcode::attach) |
-                                            static_cast<std::uint16_t>(opcode::reply)),
-                        0, header.sequence, welcome);
-      serve_requests(socket, joined, index);
-    } catch (...) {
-      joined->remove_connection(index);
-      throw;
-    }
+    join_session(socket, header, in);
   } catch (const decode_error& error) {
     log(log_level::warn, std::string("closing a connection: ") + error.what());
   } catch (const connection_lost& lost) {
@@ -262,7 +282,65 @@ void device_server::serve(stream_socket socket) {
   for (auto& [id, entry] : sessions_) std::erase(entry.connections, &socket);
 }
 
-void device_server::serve_anchor(stream_socket& socket, std::shared_ptr<session> opened) {
+// A hello: a new session, whose first connection this one is.
+void device_server::state::open_session(stream_socket& socket, const frame_header& header) {
+  std::shared_ptr<session> opened;
+  {
+    std::lock_guard lock(mutex_);
+    if (sessions_.size() >= options_.max_clients) {
+      send_status(socket, opcode::hello, header.sequence, CL_OUT_OF_RESOURCES,
+                  "the server already serves its maximum of " +
+                      std::to_string(options_.max_clients) + " clients");
+      throw decode_error("client refused: server full");
+    }
+    std::random_device random;
+    std::array<std::uint64_t, 2> key{};
+    for (auto& word : key) word = (std::uint64_t{random()} << 32) ^ random();
+    opened = std::make_shared<session>(next_session_++, key, &socket);
+    sessions_[opened->id()] = {opened, {}};
+  }
+  serve_anchor(socket, opened);
+}
+
+// An attach: one more request connection of an open session.
+void device_server::state::join_session(stream_socket& socket, const frame_header& header,
+                                        reader& in) {
+  auto session_id = in.get<std::uint64_t>();
+  std::array<std::uint64_t, 2> key{in.get<std::uint64_t>(), in.get<std::uint64_t>()};
+  in.expect_end();
+  std::shared_ptr<session> joined;
+  {
+    std::lock_guard lock(mutex_);
+    auto found = sessions_.find(session_id);
+    if (found != sessions_.end() && found->second.opened->key() == key) {
+      joined = found->second.opened;
+      found->second.connections.push_back(&socket);
+    }
+  }
+  if (!joined) {
+    send_status(socket, opcode::attach, header.sequence, CL_INVALID_OPERATION,
+                "no open session " + std::to_string(session_id) + " with that key");
+    throw decode_error("attach to an unknown session");
+  }
+  std::uint32_t index = joined->add_connection();
+  writer welcome;
+  welcome.put<std::int32_t>(CL_SUCCESS).put<std::int32_t>(CL_SUCCESS).put_string("");
+  welcome.put<std::uint32_t>(index);
+  try {
+    // Inside the try: a client gone before its welcome must not leave the index registered.
+    socket.send_frame(static_cast<opcode>(static_cast<std::uint16_t>(opcode::attach) |
+                                          static_cast<std::uint16_t>(opcode::reply)),
+                      0, header.sequence, welcome);
+    serve_requests(socket, joined, index);
+  } catch (...) {
+    joined->remove_connection(index);
+    throw;
+  }
+}
+
+// -- device_server::state: sessions -------------------------------------------
+
+void device_server::state::serve_anchor(stream_socket& socket, std::shared_ptr<session> opened) {
   log(log_level::info, "session " + std::to_string(opened->id()) + " opened");
   writer welcome;
   welcome.put<std::int32_t>(CL_SUCCESS).put<std::int32_t>(CL_SUCCESS).put_string("");
@@ -285,13 +363,13 @@ void device_server::serve_anchor(stream_socket& socket, std::shared_ptr<session>
   close_session(opened->id());
 }
 
-void device_server::close_session(std::uint64_t id) {
+void device_server::state::close_session(std::uint64_t id) {
   std::shared_ptr<session> closing;
   {
     std::lock_guard lock(mutex_);
     auto found = sessions_.find(id);
     if (found == sessions_.end()) return;
-    closing = found->second.state;
+    closing = found->second.opened;
     for (auto* connection : found->second.connections) connection->shutdown();
     sessions_.erase(found);
   }
@@ -302,8 +380,10 @@ void device_server::close_session(std::uint64_t id) {
                            std::to_string(objects) + " objects");
 }
 
-void device_server::serve_requests(stream_socket& socket, std::shared_ptr<session> joined,
-                                   std::uint32_t index) {
+// -- device_server::state: requests -------------------------------------------
+
+void device_server::state::serve_requests(stream_socket& socket, std::shared_ptr<session> joined,
+                                          std::uint32_t index) {
   initialize_platforms();
   socket.set_spin(std::chrono::microseconds(options_.spin_us));
   std::vector<std::byte> payload;
@@ -315,6 +395,7 @@ void device_server::serve_requests(stream_socket& socket, std::shared_ptr<sessio
     auto op = static_cast<opcode>(header.opcode);
     const bool wants_reply = (header.flags & flag_reply) != 0;
     call c{*joined,
+           index,
            reader(payload),
            writer{},
            payload,
@@ -325,7 +406,7 @@ void device_server::serve_requests(stream_socket& socket, std::shared_ptr<sessio
     cl_int status = CL_SUCCESS;
     std::string message;
     try {
-      dispatch(op, c, index);
+      dispatch(op, c);
       c.in.expect_end();
     } catch (const cl_failure& failure) {
       status = failure.code;

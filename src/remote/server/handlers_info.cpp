@@ -2,7 +2,7 @@
 #include <string>
 
 #include "remote/protocol/info_handles.hpp"
-#include "remote/server/call.hpp"
+#include "remote/server/handlers.hpp"
 
 namespace troupe::remote::server {
 
@@ -74,7 +74,7 @@ std::vector<std::byte> query_info(call& c, info_query query, cl_uint param) {
 
 }  // namespace
 
-void handle_get_info(call& c) {
+void handlers::get_info(call& c) {
   auto raw_query = c.in.get<std::uint8_t>();
   if (raw_query < 1 || raw_query > static_cast<std::uint8_t>(info_query::event_profiling)) {
     throw decode_error("get_info for query " + std::to_string(raw_query));

@@ -23,6 +23,7 @@
 // an input before the harness closes the session under it; TROUPE_FUZZ_CLOSE_MS (30000): how
 // long closing may take before it counts as a hang; TROUPE_FUZZ_VERBOSE=1 prints every reply;
 // TROUPE_FUZZ_LOG=error|warn|info|debug sets the server's log level (error).
+#include <CL/cl.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -47,7 +48,7 @@
 
 #include "remote/protocol/opcode.hpp"
 #include "remote/protocol/wire.hpp"
-#include "remote/server/device_server.hpp"
+#include "troupe/remote/device_server.hpp"
 
 using namespace troupe::remote;
 using clock_type = std::chrono::steady_clock;

@@ -1,4 +1,4 @@
-#include "remote/icd/remote_server.hpp"
+#include "remote/icd/server_connection.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -92,7 +92,7 @@ void debug(const std::string& message) {
 
 // Each thread's connections, returned to their servers' idle lists when the thread ends.
 struct thread_connections {
-  std::vector<std::pair<remote_server*, connection*>> held;
+  std::vector<std::pair<server_connection*, connection*>> held;
   ~thread_connections() {
     for (auto [server, link] : held) {
       server->release_held(link->index);
@@ -103,13 +103,13 @@ struct thread_connections {
 };
 thread_local thread_connections this_thread;
 
-remote_server::remote_server(std::string host, std::uint16_t port, std::string token)
+server_connection::server_connection(std::string host, std::uint16_t port, std::string token)
     : host_(std::move(host)),
       port_(port),
       token_(std::move(token)),
       endpoint_(host_ + ":" + std::to_string(port_)) {}
 
-void remote_server::open(int timeout_ms) {
+void server_connection::open(int timeout_ms) {
   anchor_ = stream_socket::connect(host_, port_, timeout_ms);
   writer hello;
   hello.put<std::uint32_t>(protocol_magic).put<std::uint16_t>(protocol_version).put_string(token_);
@@ -135,14 +135,14 @@ void remote_server::open(int timeout_ms) {
   std::thread([this] { listen_for_notifications(); }).detach();
 }
 
-void remote_server::mark_lost(const std::string& why) {
+void server_connection::mark_lost(const std::string& why) {
   if (!lost_.exchange(true)) {
     warn("lost the server " + endpoint_ + " (" + why + "); its platform's calls fail from now on");
     anchor_.shutdown();
   }
 }
 
-remote_object* remote_server::object_for(object_kind kind, std::uint64_t id) {
+remote_object* server_connection::object_for(object_kind kind, std::uint64_t id) {
   if (id == 0) return nullptr;
   std::lock_guard lock(mutex_);
   if (auto found = objects_.find(id); found != objects_.end()) return found->second;
@@ -184,17 +184,17 @@ remote_object* remote_server::object_for(object_kind kind, std::uint64_t id) {
   return object;
 }
 
-void remote_server::register_object(remote_object* object) {
+void server_connection::register_object(remote_object* object) {
   std::lock_guard lock(mutex_);
   objects_[object->id] = object;
 }
 
-void remote_server::forget_object(std::uint64_t id) {
+void server_connection::forget_object(std::uint64_t id) {
   std::lock_guard lock(mutex_);
   objects_.erase(id);
 }
 
-connection& remote_server::this_thread_connection() {
+connection& server_connection::this_thread_connection() {
   for (auto [server, link] : this_thread.held) {
     if (server == this) return *link;
   }
@@ -231,7 +231,7 @@ connection& remote_server::this_thread_connection() {
   return *link;
 }
 
-void remote_server::release_held(std::uint32_t index) {
+void server_connection::release_held(std::uint32_t index) {
   connection* link = nullptr;
   {
     std::lock_guard lock(mutex_);
@@ -251,14 +251,14 @@ void remote_server::release_held(std::uint32_t index) {
   link->holding.store(false, std::memory_order_release);
 }
 
-std::uint64_t remote_server::add_callback(std::function<void(cl_int)> callback) {
+std::uint64_t server_connection::add_callback(std::function<void(cl_int)> callback) {
   std::lock_guard lock(mutex_);
   std::uint64_t id = next_callback_++;
   callbacks_.emplace(id, std::move(callback));
   return id;
 }
 
-void remote_server::listen_for_notifications() {
+void server_connection::listen_for_notifications() {
   std::vector<std::byte> payload;
   try {
     while (true) {
@@ -285,7 +285,7 @@ void remote_server::listen_for_notifications() {
   fail_pending_callbacks(CL_DEVICE_NOT_AVAILABLE);
 }
 
-void remote_server::fail_pending_callbacks(cl_int status) {
+void server_connection::fail_pending_callbacks(cl_int status) {
   // Callbacks whose event will never be reported run with an error status, so that a program
   // waiting for one does not hang.
   std::unordered_map<std::uint64_t, std::function<void(cl_int)>> pending;
@@ -296,131 +296,8 @@ void remote_server::fail_pending_callbacks(cl_int status) {
   for (auto& [id, callback] : pending) callback(status);
 }
 
-cl_int request::check_size() const {
-  // Refused here, before sending: a frame over the limit would cost the whole connection.
-  if (fields.size() <= max_frame_payload) return CL_SUCCESS;
-  warn(std::string(to_string(op_)) + " of " + std::to_string(fields.size()) +
-       " bytes is over the protocol's frame limit of " + std::to_string(max_frame_payload));
-  return CL_OUT_OF_RESOURCES;
-}
-
-request& request::object(const remote_object* named) {
-  fields.put<std::uint64_t>(named != nullptr ? named->id : 0);
-  if (named != nullptr) named_.push_back(named);
-  return *this;
-}
-
-connection& request::prepare(remote_server& server) {
-  connection& link = server.this_thread_connection();
-  // Fence behind pipelined frames of other connections that named the same objects.
-  for (const remote_object* named : named_) {
-    std::uint64_t last = named->last_frame.load(std::memory_order_acquire);
-    auto index = static_cast<std::uint32_t>(last >> 32);
-    if (last == 0 || index == link.index) continue;
-    // The frame fenced on may still be held back on its connection: send it first.
-    server.release_held(index);
-    writer fence;
-    fence.put<std::uint32_t>(index).put<std::uint32_t>(static_cast<std::uint32_t>(last));
-    std::lock_guard lock(link.mutex);
-    stream_socket::append_frame(link.held, opcode::fence, 0, ++link.sequence, fence);
-    link.holding.store(true, std::memory_order_release);
-  }
-  return link;
-}
-
-void request::transmit(connection& link, std::uint16_t flags) {
-  if (op_ == opcode::set_kernel_arg && flags == 0) {
-    // Held back: an argument does nothing until its launch, which sends it along.
-    stream_socket::append_frame(link.held, op_, 0, ++link.sequence, fields);
-    link.holding.store(true, std::memory_order_release);
-  } else {
-    link.socket.send_frame(op_, flags, ++link.sequence, fields, link.held);
-    link.held.clear();
-    link.holding.store(false, std::memory_order_release);
-  }
-  if ((flags & flag_reply) != 0 && (flags & flag_reply_on_completion) == 0) return;
-  std::uint64_t stamp = (std::uint64_t{link.index} << 32) | link.sequence;
-  for (const remote_object* named : named_) {
-    const_cast<remote_object*>(named)->last_frame.store(stamp, std::memory_order_release);
-  }
-}
-
-cl_int request::send(remote_server& server, cl_int when_lost) {
-  if (server.lost()) return when_lost;
-  if (cl_int status = check_size(); status != CL_SUCCESS) return status;
-  try {
-    connection& link = prepare(server);
-    std::lock_guard lock(link.mutex);
-    transmit(link, 0);
-    return CL_SUCCESS;
-  } catch (const std::exception& error) {
-    server.mark_lost(error.what());
-    return when_lost;
-  }
-}
-
-cl_int request::send_read(remote_server& server, pending_read landing, cl_int when_lost) {
-  if (server.lost()) return when_lost;
-  if (cl_int status = check_size(); status != CL_SUCCESS) return status;
-  try {
-    connection& link = prepare(server);
-    std::lock_guard lock(link.mutex);
-    landing.link = &link;
-    landing.op = op_;
-    landing.sequence = link.sequence + 1;
-    {
-      // Registered before it is sent: another thread may take its reply at once.
-      std::lock_guard replies(server.replies_mutex_);
-      server.pending_reads_.emplace(std::pair{landing.link, landing.sequence}, std::move(landing));
-    }
-    transmit(link, flag_reply | flag_reply_on_completion);
-    return CL_SUCCESS;
-  } catch (const std::exception& error) {
-    server.mark_lost(error.what());
-    return when_lost;
-  }
-}
-
-cl_int request::call_into(remote_server& server, reply& answer, void* bulk, std::size_t size,
-                          cl_int when_lost) {
-  if (server.lost()) return when_lost;
-  if (cl_int status = check_size(); status != CL_SUCCESS) return status;
-  try {
-    connection& link = prepare(server);
-    {
-      std::lock_guard lock(link.mutex);
-      {
-        std::lock_guard replies(server.replies_mutex_);
-        link.awaited = {link.sequence + 1, op_, &answer, bulk, size, false};
-      }
-      transmit(link, flag_reply);
-    }
-    std::unique_lock replies(server.replies_mutex_);
-    server.take_replies(link, replies, [&] { return link.awaited.done; });
-    if (!link.awaited.done) throw connection_lost("no reply to " + std::string(to_string(op_)));
-    if (answer.status != CL_SUCCESS) {
-      debug(std::string(to_string(op_)) + " failed: " + answer.message);
-    }
-    return answer.status;
-  } catch (const std::exception& error) {
-    server.mark_lost(error.what());
-    return when_lost;
-  }
-}
-
-cl_int request::call(remote_server& server, reply& answer, cl_int when_lost) {
-  return call_into(server, answer, nullptr, 0, when_lost);
-}
-
-cl_int request::with_deferred(remote_server& server, cl_int status) {
-  if (server.lost()) return status;
-  connection& link = server.this_thread_connection();
-  cl_int deferred = link.deferred.exchange(CL_SUCCESS);
-  return status != CL_SUCCESS ? status : deferred;
-}
-
-void remote_server::take_replies(connection& link, std::unique_lock<std::mutex>& lock,
-                                 const std::function<bool()>& done) {
+void server_connection::take_replies(connection& link, std::unique_lock<std::mutex>& lock,
+                                     const std::function<bool()>& done) {
   while (!done() && !link.broken) {
     if (link.receiving) {
       replies_changed_.wait(lock);
@@ -450,7 +327,7 @@ void remote_server::take_replies(connection& link, std::unique_lock<std::mutex>&
   }
 }
 
-void remote_server::receive_one(connection& link) {
+void server_connection::receive_one(connection& link) {
   frame_header header = link.socket.receive_header(max_frame_payload);
   connection::awaited_reply call;
   pending_read read;
@@ -486,7 +363,7 @@ void remote_server::receive_one(connection& link) {
   pending_reads_.erase({&link, header.sequence});
 }
 
-cl_int remote_server::settle_reads(const std::function<bool(const pending_read&)>& selected) {
+cl_int server_connection::settle_reads(const std::function<bool(const pending_read&)>& selected) {
   std::unique_lock lock(replies_mutex_);
   // Those pending now; reads issued later are not this caller's concern.
   std::vector<std::pair<const connection*, std::uint32_t>> awaited;

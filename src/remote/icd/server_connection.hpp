@@ -1,4 +1,5 @@
-// The ICD's side of one server: the session, a connection per thread, and the requests.
+// The client driver's connection to one server: the session, a socket per thread, and the
+// replies that come on them.
 #pragma once
 
 #include <atomic>
@@ -70,19 +71,20 @@ struct pending_read {
   std::size_t size = 0;
   std::function<void()> unpack;  ///< after they arrived: scatters rows of rect and image reads
   cl_command_queue queue = nullptr;
-  std::uint64_t issue = 0;  ///< its command's place in the order of issue (remote_server)
+  std::uint64_t issue = 0;  ///< its command's place in the order of issue (server_connection)
   /// The application memory it writes: a later write from there must wait for it.
   const std::byte* covers_begin = nullptr;
   const std::byte* covers_end = nullptr;
 };
 
-/// A server named in the hostfile, and the session the driver holds with it. Never destroyed:
-/// its objects and the threads' connections to it live as long as the program.
-class remote_server {
+/// The client driver's connection to a server named in the hostfile: the session it holds
+/// there, a socket per thread, and the replies that come back (requests go out as `request`s).
+/// Never destroyed: its objects and the threads' connections to it live as long as the program.
+class server_connection {
  public:
-  remote_server(std::string host, std::uint16_t port, std::string token);
-  remote_server(const remote_server&) = delete;
-  remote_server& operator=(const remote_server&) = delete;
+  server_connection(std::string host, std::uint16_t port, std::string token);
+  server_connection(const server_connection&) = delete;
+  server_connection& operator=(const server_connection&) = delete;
 
   /// Connects and opens the session; throws connection_lost or std::runtime_error.
   void open(int timeout_ms);
@@ -150,60 +152,6 @@ class remote_server {
   std::atomic<std::uint64_t> next_issue_{0};
 
   friend struct thread_connections;
-};
-
-/// A request being built: its fields, the objects it names, and how it is sent.
-class request {
- public:
-  explicit request(opcode op) : op_(op) {}
-
-  /// The id of `object` (0 for null) as the next field; the object orders the request.
-  request& object(const remote_object* object);
-  /// A length-prefixed array of object ids.
-  template <class Handle>
-  request& objects(const Handle* handles, std::size_t count) {
-    std::vector<std::uint64_t> ids(count);
-    for (std::size_t i = 0; i < count; ++i) {
-      ids[i] = handles[i] != nullptr ? handles[i]->id : 0;
-      if (handles[i] != nullptr) named_.push_back(handles[i]);
-    }
-    fields.put_array<std::uint64_t>(ids);
-    return *this;
-  }
-
-  /// Sends without waiting; a failure shows up later (deferred error, failed event).
-  cl_int send(remote_server& server, cl_int when_lost = CL_DEVICE_NOT_AVAILABLE);
-  /// Sends a read the server answers once it completes, without waiting: its bytes land as
-  /// `landing` says when a thread next needs them (remote_server::settle_reads).
-  cl_int send_read(remote_server& server, pending_read landing, cl_int when_lost);
-  /// Sends and waits for the reply; returns its status.
-  cl_int call(remote_server& server, reply& answer, cl_int when_lost = CL_DEVICE_NOT_AVAILABLE);
-  /// Like call(), but a successful reply's bulk bytes go straight to `bulk` (`size` bytes).
-  cl_int call_into(remote_server& server, reply& answer, void* bulk, std::size_t size,
-                   cl_int when_lost = CL_OUT_OF_RESOURCES);
-  /// True when every object named so far lives on `server`: another server's ids name other
-  /// objects there, or none.
-  [[nodiscard]] bool names_only(const remote_server& server) const {
-    for (const remote_object* named : named_) {
-      if (named->server != &server) return false;
-    }
-    return true;
-  }
-  /// After call(): the deferred failure of earlier pipelined frames on this connection, if
-  /// the call itself succeeded (for calls that synchronize: finish, wait, blocking transfers).
-  cl_int with_deferred(remote_server& server, cl_int status);
-
-  writer fields;
-  /// The command's place in the order of issue (put_command sets it; 0 for other requests).
-  std::uint64_t issue = 0;
-
- private:
-  connection& prepare(remote_server& server);
-  /// Sends the frame with `flags` (the caller holds link.mutex); stamps the objects it names.
-  void transmit(connection& link, std::uint16_t flags);
-  [[nodiscard]] cl_int check_size() const;
-  opcode op_;
-  std::vector<const remote_object*> named_;
 };
 
 /// Logs a warning (TROUPE_ICD_LOG=quiet silences it, =debug adds detail).

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace troupe::remote {
+
+/// The TCP port a device server listens on, and the client driver connects to, unless told
+/// otherwise.
+inline constexpr std::uint16_t default_port = 7457;
+
+}  // namespace troupe::remote
+
+namespace troupe::remote::server {
+
+/// How much a device server writes to stderr: each level adds to the one before.
+enum class log_level { error = 0, warn = 1, info = 2, debug = 3 };
+
+/// Parses "error", "warn", "info" or "debug"; throws std::invalid_argument otherwise.
+log_level parse_log_level(const std::string& name);
+
+/// How a device server listens and whom it lets in.
+struct server_options {
+  /// The numeric address to listen on; one that is not loopback needs a token.
+  std::string address = "127.0.0.1";
+  /// The TCP port; 0: any free port (see device_server::port()).
+  std::uint16_t port = default_port;
+  /// Required from clients when not empty.
+  std::string token;
+  /// Sessions served at once.
+  unsigned max_clients = 64;
+  /// How long a connection's thread polls for the next frame before it sleeps: a client's
+  /// commands often follow each other within microseconds, and waking costs tens of them.
+  unsigned spin_us = 100;
+  /// What the server logs.
+  log_level level = log_level::warn;
+};
+
+}  // namespace troupe::remote::server

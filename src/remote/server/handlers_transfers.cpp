@@ -1,0 +1,255 @@
+// Enqueued transfers: reads, writes, fills and copies of buffers and images.
+#include <array>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "remote/server/handlers.hpp"
+
+namespace troupe::remote::server {
+
+namespace {
+
+using triple = std::array<std::size_t, 3>;
+
+triple get_triple(reader& in) {
+  triple values{};
+  for (auto& value : values) value = in.get<std::uint64_t>();
+  return values;
+}
+
+cl_mem get_mem(call& c) {
+  return c.object<cl_mem>(object_kind::mem, CL_INVALID_MEM_OBJECT);
+}
+
+// Bulk bytes that arrived in the request: taken over with the whole payload buffer, so that a
+// non-blocking write reads them from where the socket put them (no copy on the server).
+struct incoming_bytes {
+  std::span<const std::byte> bytes;
+  std::vector<std::byte> owner;
+};
+incoming_bytes take_bytes(call& c) {
+  incoming_bytes taken;
+  taken.bytes = c.in.get_bytes();
+  taken.owner = std::move(c.payload);  // the span stays valid: moving keeps the allocation
+  return taken;
+}
+
+// The packed slice pitch of a region; 0 for a single slice, which NVIDIA requires of 2-D images.
+std::size_t image_slice_pitch(const triple& region, std::size_t element) {
+  return region[2] > 1 ? region[0] * element * region[1] : 0;
+}
+
+std::size_t image_element_size(cl_mem image) {
+  std::size_t size = 0;
+  check(clGetImageInfo(image, CL_IMAGE_ELEMENT_SIZE, sizeof size, &size, nullptr),
+        "clGetImageInfo(CL_IMAGE_ELEMENT_SIZE)");
+  return size;
+}
+
+// The bytes of a packed region; a region whose size overflows is refused, not wrapped.
+std::size_t region_bytes(const triple& region, std::size_t element) {
+  std::size_t size = element;
+  for (auto extent : region) {
+    if (__builtin_mul_overflow(size, extent, &size)) {
+      throw cl_failure{CL_INVALID_VALUE, "region of " + std::to_string(region[0]) + " x " +
+                                             std::to_string(region[1]) + " x " +
+                                             std::to_string(region[2]) + " overflows"};
+    }
+  }
+  return size;
+}
+
+}  // namespace
+
+namespace handlers {
+
+void read_buffer(call& c, command& cmd) {
+  auto buffer = get_mem(c);
+  auto offset = c.in.get<std::uint64_t>();
+  auto size = c.in.get<std::uint64_t>();
+  if (size > max_chunk) throw cl_failure{CL_INVALID_VALUE, "read over one chunk"};
+  c.reply_data.resize(size);
+  cmd.finish(
+      clEnqueueReadBuffer(cmd.queue(), buffer, cmd.blocking_read(), offset, size,
+                          c.reply_data.data(), cmd.wait_count(), cmd.wait_list(), cmd.event()),
+      "clEnqueueReadBuffer");
+  cmd.finish_read();
+  c.out.put<std::uint64_t>(size);
+}
+
+void write_buffer(call& c, command& cmd) {
+  auto buffer = get_mem(c);
+  auto blocking = c.in.get<std::uint8_t>() != 0;
+  auto offset = c.in.get<std::uint64_t>();
+  auto data = take_bytes(c);
+  cmd.finish(clEnqueueWriteBuffer(cmd.queue(), buffer, blocking ? CL_TRUE : CL_FALSE, offset,
+                                  data.bytes.size(), data.bytes.data(), cmd.wait_count(),
+                                  cmd.wait_list(), cmd.event()),
+             "clEnqueueWriteBuffer");
+  if (!blocking) cmd.keep_until_complete(std::move(data.owner));
+}
+
+void read_buffer_rect(call& c, command& cmd) {
+  auto buffer = get_mem(c);
+  auto origin = get_triple(c.in);
+  auto region = get_triple(c.in);
+  auto row_pitch = c.in.get<std::uint64_t>();
+  auto slice_pitch = c.in.get<std::uint64_t>();
+  auto size = region_bytes(region, 1);
+  if (size > max_chunk) throw cl_failure{CL_INVALID_VALUE, "rect read over one chunk"};
+  c.reply_data.resize(size);
+  triple host_origin{0, 0, 0};
+  // Packed on the host side: the client scatters rows into its own pitches.
+  cmd.finish(clEnqueueReadBufferRect(cmd.queue(), buffer, cmd.blocking_read(), origin.data(),
+                                     host_origin.data(), region.data(), row_pitch, slice_pitch,
+                                     region[0], region[0] * region[1], c.reply_data.data(),
+                                     cmd.wait_count(), cmd.wait_list(), cmd.event()),
+             "clEnqueueReadBufferRect");
+  cmd.finish_read();
+  c.out.put<std::uint64_t>(size);
+}
+
+void write_buffer_rect(call& c, command& cmd) {
+  auto buffer = get_mem(c);
+  auto blocking = c.in.get<std::uint8_t>() != 0;
+  auto origin = get_triple(c.in);
+  auto region = get_triple(c.in);
+  auto row_pitch = c.in.get<std::uint64_t>();
+  auto slice_pitch = c.in.get<std::uint64_t>();
+  auto data = take_bytes(c);
+  if (data.bytes.size() != region_bytes(region, 1)) {
+    throw cl_failure{CL_INVALID_VALUE, "rect write with " + std::to_string(data.bytes.size()) +
+                                           " bytes for its region"};
+  }
+  triple host_origin{0, 0, 0};
+  cmd.finish(
+      clEnqueueWriteBufferRect(cmd.queue(), buffer, blocking ? CL_TRUE : CL_FALSE, origin.data(),
+                               host_origin.data(), region.data(), row_pitch, slice_pitch, region[0],
+                               region[0] * region[1], data.bytes.data(), cmd.wait_count(),
+                               cmd.wait_list(), cmd.event()),
+      "clEnqueueWriteBufferRect");
+  if (!blocking) cmd.keep_until_complete(std::move(data.owner));
+}
+
+void fill_buffer(call& c, command& cmd) {
+  auto buffer = get_mem(c);
+  auto pattern = c.in.get_bytes();
+  auto offset = c.in.get<std::uint64_t>();
+  auto size = c.in.get<std::uint64_t>();
+  cmd.finish(clEnqueueFillBuffer(cmd.queue(), buffer, pattern.data(), pattern.size(), offset, size,
+                                 cmd.wait_count(), cmd.wait_list(), cmd.event()),
+             "clEnqueueFillBuffer");
+}
+
+void copy_buffer(call& c, command& cmd) {
+  auto source = get_mem(c);
+  auto target = get_mem(c);
+  auto source_offset = c.in.get<std::uint64_t>();
+  auto target_offset = c.in.get<std::uint64_t>();
+  auto size = c.in.get<std::uint64_t>();
+  cmd.finish(clEnqueueCopyBuffer(cmd.queue(), source, target, source_offset, target_offset, size,
+                                 cmd.wait_count(), cmd.wait_list(), cmd.event()),
+             "clEnqueueCopyBuffer");
+}
+
+void copy_buffer_rect(call& c, command& cmd) {
+  auto source = get_mem(c);
+  auto target = get_mem(c);
+  auto source_origin = get_triple(c.in);
+  auto target_origin = get_triple(c.in);
+  auto region = get_triple(c.in);
+  std::array<std::size_t, 4> pitches{};
+  for (auto& pitch : pitches) pitch = c.in.get<std::uint64_t>();
+  cmd.finish(clEnqueueCopyBufferRect(cmd.queue(), source, target, source_origin.data(),
+                                     target_origin.data(), region.data(), pitches[0], pitches[1],
+                                     pitches[2], pitches[3], cmd.wait_count(), cmd.wait_list(),
+                                     cmd.event()),
+             "clEnqueueCopyBufferRect");
+}
+
+void read_image(call& c, command& cmd) {
+  auto image = get_mem(c);
+  auto origin = get_triple(c.in);
+  auto region = get_triple(c.in);
+  auto element = image_element_size(image);
+  auto size = region_bytes(region, element);
+  if (size > max_chunk) throw cl_failure{CL_INVALID_VALUE, "image read over one chunk"};
+  c.reply_data.resize(size);
+  cmd.finish(
+      clEnqueueReadImage(cmd.queue(), image, cmd.blocking_read(), origin.data(), region.data(),
+                         region[0] * element, image_slice_pitch(region, element),
+                         c.reply_data.data(), cmd.wait_count(), cmd.wait_list(), cmd.event()),
+      "clEnqueueReadImage");
+  cmd.finish_read();
+  c.out.put<std::uint64_t>(size);
+}
+
+void write_image(call& c, command& cmd) {
+  auto image = get_mem(c);
+  auto blocking = c.in.get<std::uint8_t>() != 0;
+  auto origin = get_triple(c.in);
+  auto region = get_triple(c.in);
+  auto data = take_bytes(c);
+  auto element = image_element_size(image);
+  if (data.bytes.size() != region_bytes(region, element)) {
+    throw cl_failure{CL_INVALID_VALUE, "image write with " + std::to_string(data.bytes.size()) +
+                                           " bytes for its region"};
+  }
+  cmd.finish(
+      clEnqueueWriteImage(cmd.queue(), image, blocking ? CL_TRUE : CL_FALSE, origin.data(),
+                          region.data(), region[0] * element, image_slice_pitch(region, element),
+                          data.bytes.data(), cmd.wait_count(), cmd.wait_list(), cmd.event()),
+      "clEnqueueWriteImage");
+  if (!blocking) cmd.keep_until_complete(std::move(data.owner));
+}
+
+void fill_image(call& c, command& cmd) {
+  auto image = get_mem(c);
+  auto color = c.in.get_bytes();
+  if (color.size() != 16) throw cl_failure{CL_INVALID_VALUE, "fill colour is not 16 bytes"};
+  auto origin = get_triple(c.in);
+  auto region = get_triple(c.in);
+  cmd.finish(clEnqueueFillImage(cmd.queue(), image, color.data(), origin.data(), region.data(),
+                                cmd.wait_count(), cmd.wait_list(), cmd.event()),
+             "clEnqueueFillImage");
+}
+
+void copy_image(call& c, command& cmd) {
+  auto source = get_mem(c);
+  auto target = get_mem(c);
+  auto source_origin = get_triple(c.in);
+  auto target_origin = get_triple(c.in);
+  auto region = get_triple(c.in);
+  cmd.finish(
+      clEnqueueCopyImage(cmd.queue(), source, target, source_origin.data(), target_origin.data(),
+                         region.data(), cmd.wait_count(), cmd.wait_list(), cmd.event()),
+      "clEnqueueCopyImage");
+}
+
+void copy_image_to_buffer(call& c, command& cmd) {
+  auto source = get_mem(c);
+  auto target = get_mem(c);
+  auto origin = get_triple(c.in);
+  auto region = get_triple(c.in);
+  auto offset = c.in.get<std::uint64_t>();
+  cmd.finish(clEnqueueCopyImageToBuffer(cmd.queue(), source, target, origin.data(), region.data(),
+                                        offset, cmd.wait_count(), cmd.wait_list(), cmd.event()),
+             "clEnqueueCopyImageToBuffer");
+}
+
+void copy_buffer_to_image(call& c, command& cmd) {
+  auto source = get_mem(c);
+  auto target = get_mem(c);
+  auto offset = c.in.get<std::uint64_t>();
+  auto origin = get_triple(c.in);
+  auto region = get_triple(c.in);
+  cmd.finish(
+      clEnqueueCopyBufferToImage(cmd.queue(), source, target, offset, origin.data(), region.data(),
+                                 cmd.wait_count(), cmd.wait_list(), cmd.event()),
+      "clEnqueueCopyBufferToImage");
+}
+
+}  // namespace handlers
+
+}  // namespace troupe::remote::server
