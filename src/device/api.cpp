@@ -87,61 +87,6 @@ launch_shape make_launch_shape(const cuda_grid& grid) {
   return shape;
 }
 
-// -- buffer and pinned memory states ---------------------------------------------
-
-buffer_state::buffer_state(intrusive_ptr<device_state> device,
-                           std::unique_ptr<backend_memory> memory, std::size_t bytes)
-    : device_(std::move(device)), memory_(std::move(memory)), bytes_(bytes) {}
-
-buffer_state::~buffer_state() = default;
-
-host_memory_state::host_memory_state(intrusive_ptr<device_state> device,
-                                     std::unique_ptr<backend_host_memory> memory, std::size_t bytes)
-    : device_(std::move(device)), memory_(std::move(memory)), bytes_(bytes) {
-  if (memory_) data_ = memory_->data;
-}
-
-host_memory_state::~host_memory_state() = default;
-
-intrusive_ptr<buffer_state> allocate_buffer(device_state& device, std::size_t bytes,
-                                            const char* caller) {
-  device.check_open(caller);
-  std::unique_ptr<backend_memory> memory;
-  if (bytes != 0) memory = device.backend().allocate(bytes);
-  return intrusive_ptr<buffer_state>{
-      new buffer_state(intrusive_ptr<device_state>{&device}, std::move(memory), bytes), adopt_ref};
-}
-
-intrusive_ptr<host_memory_state> allocate_host_memory(device_state& device, std::size_t bytes,
-                                                      const char* caller) {
-  device.check_open(caller);
-  std::unique_ptr<backend_host_memory> memory;
-  if (bytes != 0) memory = device.backend().allocate_host(bytes);
-  return intrusive_ptr<host_memory_state>{
-      new host_memory_state(intrusive_ptr<device_state>{&device}, std::move(memory), bytes),
-      adopt_ref};
-}
-
-std::exception_ptr check_range(const char* caller, std::size_t offset, std::size_t count,
-                               std::size_t size) {
-  if (offset <= size && count <= size - offset) return nullptr;
-  return std::make_exception_ptr(
-      error(errc::out_of_range, std::string{caller} + ": elements [" + std::to_string(offset) +
-                                    ", " + std::to_string(offset + count) + ") lie outside the " +
-                                    std::to_string(size) + " elements there are"));
-}
-
-std::exception_ptr check_handles(const char* caller, const queue_state* queue,
-                                 const intrusive_ptr<buffer_state>& buffer) {
-  if (!buffer)
-    return std::make_exception_ptr(
-        error(errc::no_state, std::string{caller} + ": the buffer handle is empty"));
-  if (queue == nullptr)
-    return std::make_exception_ptr(
-        error(errc::no_state, std::string{caller} + ": the queue handle is empty"));
-  return nullptr;
-}
-
 }  // namespace detail
 
 // -- device -------------------------------------------------------------------------

@@ -12,7 +12,7 @@
 
 #include "device/backend.hpp"
 #include "device/event_retirement.hpp"
-#include "troupe/device/detail/device_state.hpp"
+#include "troupe/device/detail/queue_state.hpp"
 
 namespace troupe::detail {
 
