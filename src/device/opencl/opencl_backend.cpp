@@ -1,7 +1,7 @@
 // The OpenCL backend, through the ICD loader: discover_opencl() finds the devices
 // (opencl_device.hpp), each with one context and any number of in-order queues (opencl_queue.hpp).
 // Commands are flushed as they are enqueued, so polling sees progress. A GPU's copies from and to
-// pageable memory go through pinned blocks (opencl_staging.hpp), in chunks, so that the host's
+// pageable memory go through pinned blocks (staging_pool.hpp), in chunks, so that the host's
 // copy of one chunk overlaps the device's of the next. Freed device memory is kept for reuse
 // (opencl_memory.hpp).
 #include <cstdlib>

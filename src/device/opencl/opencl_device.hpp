@@ -13,7 +13,7 @@
 #include "device/backend.hpp"
 #include "device/opencl/opencl_context.hpp"
 #include "device/opencl/opencl_memory.hpp"
-#include "device/opencl/opencl_staging.hpp"
+#include "device/opencl/opencl_pinned_allocator.hpp"
 
 namespace troupe::detail {
 

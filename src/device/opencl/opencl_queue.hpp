@@ -11,7 +11,7 @@
 #include "device/opencl/opencl_context.hpp"
 #include "device/opencl/opencl_event.hpp"
 #include "device/opencl/opencl_memory.hpp"
-#include "device/opencl/opencl_staging.hpp"
+#include "device/opencl/opencl_pinned_allocator.hpp"
 
 namespace troupe::detail {
 
