@@ -42,11 +42,11 @@ struct staging_sizes {
 template <class Pinning>
 class staging_pool {
  public:
-  // -- member types -----------------------------------------------------------
+  // -- member types --------------------------------------------------------
 
   using block_type = typename Pinning::block_type;
 
-  // -- constructors -----------------------------------------------------------
+  // -- constructors --------------------------------------------------------
 
   /// Throws troupe::error when `Pinning` cannot be made.
   explicit staging_pool(typename Pinning::owner owner)
@@ -61,11 +61,11 @@ class staging_pool {
   staging_pool(const staging_pool&) = delete;
   staging_pool& operator=(const staging_pool&) = delete;
 
-  // -- properties -------------------------------------------------------------
+  // -- properties ----------------------------------------------------------
 
   static constexpr staging_sizes sizes = Pinning::sizes;
 
-  // -- operations -------------------------------------------------------------
+  // -- operations ----------------------------------------------------------
 
   /// A block of at least `bytes` bytes; throws troupe::error.
   block_type take(std::size_t bytes) {

@@ -20,24 +20,24 @@ struct cuda_staging_block {
 /// Makes and frees the blocks of a cuda_staging pool.
 class cuda_pinned_allocator {
  public:
-  // -- member types -----------------------------------------------------------
+  // -- member types --------------------------------------------------------
 
   using block_type = cuda_staging_block;
   using owner = std::shared_ptr<cuda_context>;
 
-  // -- constructors -----------------------------------------------------------
+  // -- constructors --------------------------------------------------------
 
   explicit cuda_pinned_allocator(std::shared_ptr<cuda_context> context)
       : context_(std::move(context)) {}
 
-  // -- properties -------------------------------------------------------------
+  // -- properties ----------------------------------------------------------
 
   /// Power-of-two sizes from 64 KiB, up to 1 GiB kept for reuse.
   static constexpr staging_sizes sizes{std::size_t{64} << 10, 0, std::size_t{1} << 30};
 
   const std::string& device_name() const noexcept { return context_->name; }
 
-  // -- operations -------------------------------------------------------------
+  // -- operations ----------------------------------------------------------
 
   /// cuMemHostAlloc of `bytes` bytes; throws troupe::error.
   cuda_staging_block allocate(std::size_t bytes);

@@ -17,6 +17,7 @@
 
 namespace troupe::detail {
 
+/// One OpenCL device, with its context: its memory, queues and programs.
 class opencl_device final : public backend_device {
  public:
   /// `stage_cpu_copies`: a CPU device's pageable copies go through pinned blocks too.

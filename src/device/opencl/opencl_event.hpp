@@ -27,6 +27,8 @@ struct opencl_staged_copy {
   std::size_t chunks_copied = 0;
 };
 
+/// The end of one OpenCL command: its cl_event, polled or called back, and the pinned block of
+/// a staged copy, whose read is copied out as it arrives.
 class opencl_event final : public backend_event {
  public:
   opencl_event(cl_event event, context_ptr context, opencl_staged_copy staged = {})

@@ -20,12 +20,12 @@ struct opencl_staging_block {
 /// Makes and frees the blocks of an opencl_staging pool.
 class opencl_pinned_allocator {
  public:
-  // -- member types -----------------------------------------------------------
+  // -- member types --------------------------------------------------------
 
   using block_type = opencl_staging_block;
   using owner = context_ptr;
 
-  // -- constructors -----------------------------------------------------------
+  // -- constructors --------------------------------------------------------
 
   /// Creates the queue that maps and unmaps the blocks; throws troupe::error.
   explicit opencl_pinned_allocator(context_ptr context);
@@ -33,7 +33,7 @@ class opencl_pinned_allocator {
   opencl_pinned_allocator(const opencl_pinned_allocator&) = delete;
   opencl_pinned_allocator& operator=(const opencl_pinned_allocator&) = delete;
 
-  // -- properties -------------------------------------------------------------
+  // -- properties ----------------------------------------------------------
 
   /// Power-of-two sizes from 256 KiB to 64 MiB and multiples of 64 MiB above, up to 2 GiB kept
   /// for reuse: the three of a 12000 x 12000 float request (576 MB each) stay pinned.
@@ -42,7 +42,7 @@ class opencl_pinned_allocator {
 
   const std::string& device_name() const noexcept { return context_->name; }
 
-  // -- operations -------------------------------------------------------------
+  // -- operations ----------------------------------------------------------
 
   /// A mapped block of `bytes` bytes; throws troupe::error.
   opencl_staging_block allocate(std::size_t bytes);

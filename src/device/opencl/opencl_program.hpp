@@ -13,6 +13,8 @@
 
 namespace troupe::detail {
 
+/// A built cl_program, with the image the disk cache keeps of it; its kernels are made on first
+/// use, checked against the parameters the image lists.
 class opencl_program final : public backend_program {
  public:
   opencl_program(cl_program program, context_ptr context, std::string log,

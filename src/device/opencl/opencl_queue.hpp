@@ -15,6 +15,7 @@
 
 namespace troupe::detail {
 
+/// An in-order cl_command_queue; a GPU's pageable copies go through pinned blocks, in chunks.
 class opencl_queue final : public backend_queue {
  public:
   /// `staging`: where pageable copies go through, or null to hand them to the driver.
