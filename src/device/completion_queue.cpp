@@ -136,120 +136,142 @@ bool completion_queue::try_finish(entry& e) noexcept {
 }
 
 void completion_queue::run() {
-  using namespace std::chrono;
   std::vector<entry> pending;
-  auto last_progress = steady_clock::now();
-  const auto cover_due = [&](steady_clock::time_point now) {
-    return now.time_since_epoch().count() >= next_due_.load(std::memory_order_relaxed);
-  };
+  auto last_progress = std::chrono::steady_clock::now();
   for (;;) {
-    // Dropped while quiet, so that no launch, on this thread or another, waits behind a release
-    // in the driver; next_due_ is max while no queue has launches to cover.
-    if (const auto retired = retired_->waiting(); retired != 0) {
-      const bool quiet = pending.empty() && !has_news() &&
-                         next_due_.load(std::memory_order_relaxed) ==
-                             steady_clock::time_point::max().time_since_epoch().count();
-      if (quiet || retired >= most_retired) retired_->release_all();
-    }
-    if (pending.empty() && mode_ == mode::polling) {
-      // Idle: stay awake a little, since commands tend to come in runs; a command that arrives
-      // now is seen without a wake-up.
-      auto until = steady_clock::now() + microseconds(50);
-      for (auto now = steady_clock::now(); !has_news() && now < until && !cover_due(now);
-           now = steady_clock::now())
-        std::this_thread::yield();
-    }
+    release_retired(pending.empty());
+    if (pending.empty() && mode_ == mode::polling) spin_while_idle();
     // A polling pass with commands in flight, none new and no cover due takes no lock: a lock
     // taken on every pass would contend with the threads that submit commands.
     const bool polling_only = mode_ == mode::polling && !pending.empty() && !has_news() &&
-                              !cover_due(steady_clock::now());
-    std::vector<intrusive_ptr<queue_state>> due;
-    std::vector<intrusive_ptr<queue_state>> to_issue;
-    bool stopping = false;
-    if (!polling_only) {
-      std::unique_lock lock{mutex_};
-      // Sleeps until there is news, or the first cover is due (cover_later() may bring one).
-      // Polling, a launch without an event is in flight as any command is: the thread stays
-      // awake, so that the marker someone asks for soon is seen at once.
-      const auto sleep = [&](auto news) {
-        if (to_cover_.empty()) {
-          sleeps_untimed_ = true;
-          wake_.wait(lock, [&] { return news() || !to_cover_.empty(); });
-          sleeps_untimed_ = false;
-        } else if (mode_ == mode::callback) {
-          wake_.wait_until(lock, to_cover_.front().due, news);
-        }
-      };
-      if (pending.empty() && incoming_.empty() && to_issue_.empty()) {
-        if (stopping_ && to_cover_.empty()) return;
-        sleep([&] {
-          return stopping_ || !incoming_.empty() || !to_issue_.empty() || retired_->waiting() != 0;
-        });
-        last_progress = steady_clock::now();
-      } else if (mode_ == mode::callback && signalled_ == 0 && incoming_.empty()) {
-        sleep([&] { return signalled_ != 0 || !incoming_.empty(); });
-      }
-      signalled_ = 0;
-      // New commands restart the spinning phase: they may well end within microseconds.
-      if (!incoming_.empty()) last_progress = steady_clock::now();
-      for (auto& e : incoming_) pending.push_back(std::move(e));
-      incoming_.clear();
-      has_incoming_.store(false, std::memory_order_relaxed);
-      to_issue.swap(to_issue_);
-      has_to_issue_.store(false, std::memory_order_relaxed);
-      due = take_due(steady_clock::now());
-      stopping = stopping_;
-    }
+                              !cover_due(std::chrono::steady_clock::now());
+    taken work;
+    if (!polling_only && !take_news(pending, last_progress, work)) return;
     // Before the covers, so that a cover due comes after the launches handed on. Issuing takes
     // the lock (cover_later, watch): outside it.
-    for (auto& queue : to_issue) queue->drain(this);
+    for (auto& queue : work.to_issue) queue->drain(this);
     // Outside the lock: covering enqueues a marker and watches it, which takes the lock. The
     // markers are seen on the next pass. A queue still busy is looked at again later.
-    if (!due.empty()) {
-      std::vector<to_cover> later;
-      const auto now = steady_clock::now();
-      for (auto& queue : due) {
-        if (stopping)
-          queue->cover(*this);
-        else if (auto again = queue->cover_when_quiet(*this, now))
-          later.push_back({std::move(queue), *again});
-      }
-      if (!later.empty()) {
-        std::lock_guard guard{mutex_};
-        cover_at(std::move(later));
-      }
-    }
-    // Finish in submission order, so that a queue's futures become ready in its order. Every
-    // event is asked on each pass: asking only each queue's oldest was measured slower on an
-    // H200 for small transfers (2-8 MiB partitions, both backends).
-    std::size_t kept = 0;
-    bool progress = false;
-    for (auto& e : pending) {
-      if (try_finish(e))
-        progress = true;
-      else
-        pending[kept++] = std::move(e);
-    }
-    pending.resize(kept);
+    if (!work.due.empty()) cover_queues(work.due, work.stopping);
+    const bool progress = finish_done(pending);
     if (mode_ == mode::callback || pending.empty()) continue;
-    // Polling: spin (yielding) for 2 ms after the last progress, since most commands end
-    // sooner and a nap's wake-up would add to their latency; then nap for 1/32 of the time
-    // waited so far (at most 50 µs), so a long kernel costs little CPU and is seen at most
-    // ~3 % (and 50 µs) late: with a cap of 200 µs, a 15 ms copy could be seen 1.3 % late.
-    auto now = steady_clock::now();
-    if (progress) last_progress = now;
-    auto idle = now - last_progress;
-    if (idle < milliseconds(2)) {
-      // A command may end any moment: its response should find a worker awake.
-      results_.expect_work_until(last_progress + milliseconds(2));
-      std::this_thread::yield();
-    } else {
-      auto nap = std::min<steady_clock::duration>(idle / 32, microseconds(50));
-      std::unique_lock lock{mutex_};
-      naps_ = true;
-      wake_.wait_for(lock, nap, [&] { return !incoming_.empty() || !to_issue_.empty(); });
-      naps_ = false;
-    }
+    pause_between_polls(progress, last_progress);
+  }
+}
+
+void completion_queue::release_retired(bool idle) {
+  // Dropped while quiet, so that no launch, on this thread or another, waits behind a release
+  // in the driver; next_due_ is max while no queue has launches to cover.
+  if (const auto retired = retired_->waiting(); retired != 0) {
+    const bool quiet = idle && !has_news() &&
+                       next_due_.load(std::memory_order_relaxed) ==
+                           std::chrono::steady_clock::time_point::max().time_since_epoch().count();
+    if (quiet || retired >= most_retired) retired_->release_all();
+  }
+}
+
+void completion_queue::spin_while_idle() const {
+  using namespace std::chrono;
+  // Idle: stay awake a little, since commands tend to come in runs; a command that arrives now
+  // is seen without a wake-up.
+  auto until = steady_clock::now() + microseconds(50);
+  for (auto now = steady_clock::now(); !has_news() && now < until && !cover_due(now);
+       now = steady_clock::now())
+    std::this_thread::yield();
+}
+
+template <class News>
+void completion_queue::sleep_until_news(std::unique_lock<std::mutex>& lock, News news) {
+  if (to_cover_.empty()) {
+    sleeps_untimed_ = true;
+    wake_.wait(lock, [&] { return news() || !to_cover_.empty(); });
+    sleeps_untimed_ = false;
+  } else if (mode_ == mode::callback) {
+    wake_.wait_until(lock, to_cover_.front().due, news);
+  }
+}
+
+bool completion_queue::take_news(std::vector<entry>& pending,
+                                 std::chrono::steady_clock::time_point& last_progress,
+                                 taken& work) {
+  using namespace std::chrono;
+  std::unique_lock lock{mutex_};
+  // Sleeps until there is news, or the first cover is due (cover_later() may bring one).
+  // Polling, a launch without an event is in flight as any command is: the thread stays awake,
+  // so that the marker someone asks for soon is seen at once.
+  if (pending.empty() && incoming_.empty() && to_issue_.empty()) {
+    if (stopping_ && to_cover_.empty()) return false;
+    sleep_until_news(lock, [&] {
+      return stopping_ || !incoming_.empty() || !to_issue_.empty() || retired_->waiting() != 0;
+    });
+    last_progress = steady_clock::now();
+  } else if (mode_ == mode::callback && signalled_ == 0 && incoming_.empty()) {
+    sleep_until_news(lock, [&] { return signalled_ != 0 || !incoming_.empty(); });
+  }
+  signalled_ = 0;
+  // New commands restart the spinning phase: they may well end within microseconds.
+  if (!incoming_.empty()) last_progress = steady_clock::now();
+  for (auto& e : incoming_) pending.push_back(std::move(e));
+  incoming_.clear();
+  has_incoming_.store(false, std::memory_order_relaxed);
+  work.to_issue.swap(to_issue_);
+  has_to_issue_.store(false, std::memory_order_relaxed);
+  work.due = take_due(steady_clock::now());
+  work.stopping = stopping_;
+  return true;
+}
+
+void completion_queue::cover_queues(std::vector<intrusive_ptr<queue_state>>& due, bool stopping) {
+  std::vector<to_cover> later;
+  const auto now = std::chrono::steady_clock::now();
+  for (auto& queue : due) {
+    if (stopping)
+      queue->cover(*this);
+    else if (auto again = queue->cover_when_quiet(*this, now))
+      later.push_back({std::move(queue), *again});
+  }
+  if (!later.empty()) {
+    std::lock_guard guard{mutex_};
+    cover_at(std::move(later));
+  }
+}
+
+bool completion_queue::finish_done(std::vector<entry>& pending) {
+  // Finish in submission order, so that a queue's futures become ready in its order. Every
+  // event is asked on each pass: asking only each queue's oldest was measured slower on an
+  // H200 for small transfers (2-8 MiB partitions, both backends).
+  std::size_t kept = 0;
+  bool progress = false;
+  for (auto& e : pending) {
+    if (try_finish(e))
+      progress = true;
+    else
+      pending[kept++] = std::move(e);
+  }
+  pending.resize(kept);
+  return progress;
+}
+
+void completion_queue::pause_between_polls(bool progress,
+                                           std::chrono::steady_clock::time_point& last_progress) {
+  using namespace std::chrono;
+  // Polling: spin (yielding) for 2 ms after the last progress, since most commands end
+  // sooner and a nap's wake-up would add to their latency; then nap for 1/32 of the time
+  // waited so far (at most 50 µs), so a long kernel costs little CPU and is seen at most
+  // ~3 % (and 50 µs) late: with a cap of 200 µs, a 15 ms copy could be seen 1.3 % late.
+  auto now = steady_clock::now();
+  if (progress) last_progress = now;
+  auto idle = now - last_progress;
+  if (idle < milliseconds(2)) {
+    // A command may end any moment: its response should find a worker awake.
+    results_.expect_work_until(last_progress + milliseconds(2));
+    std::this_thread::yield();
+  } else {
+    auto nap = std::min<steady_clock::duration>(idle / 32, microseconds(50));
+    std::unique_lock lock{mutex_};
+    naps_ = true;
+    wake_.wait_for(lock, nap, [&] { return !incoming_.empty() || !to_issue_.empty(); });
+    naps_ = false;
   }
 }
 

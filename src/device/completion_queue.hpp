@@ -12,7 +12,7 @@
 
 #include "device/backend.hpp"
 #include "device/event_retirement.hpp"
-#include "troupe/device/detail/device_state.hpp"
+#include "troupe/device/detail/queue_state.hpp"
 
 namespace troupe::detail {
 
@@ -81,7 +81,41 @@ class completion_queue {
     completion_queue* queue = nullptr;  // null once the queue is gone; guarded by mutex
   };
 
+  /// What a pass of the thread took from the submitters under the lock, to do outside it.
+  struct taken {
+    std::vector<intrusive_ptr<queue_state>> to_issue;
+    std::vector<intrusive_ptr<queue_state>> due;  ///< queues whose cover is due
+    bool stopping = false;
+  };
+
+  /// The thread: passes over the commands in flight until stop().
   void run();
+  /// Drops the events left to the thread (retirement()) when it is quiet (`idle`: nothing in
+  /// flight, no news and no cover to come), or once most_retired wait.
+  void release_retired(bool idle);
+  /// Polling with nothing in flight: spins (yielding) up to 50 us, until news or a cover is due.
+  void spin_while_idle() const;
+  /// Whether the first cover is due at `now`, seen without the lock.
+  bool cover_due(std::chrono::steady_clock::time_point now) const noexcept {
+    return now.time_since_epoch().count() >= next_due_.load(std::memory_order_relaxed);
+  }
+  /// Under the lock: sleeps while there is nothing to do, then moves new commands to `pending`
+  /// and takes what to issue and to cover into `work`. False when the thread is to end.
+  bool take_news(std::vector<entry>& pending, std::chrono::steady_clock::time_point& last_progress,
+                 taken& work);
+  /// Waits on wake_ under `lock` until `news()`: without a time limit while no cover is
+  /// pending, until the first is due in callback mode, not at all when polling with one pending.
+  template <class News>
+  void sleep_until_news(std::unique_lock<std::mutex>& lock, News news);
+  /// Covers the queues in `due`: at once when `stopping`, else those not busy (cover_when_quiet),
+  /// the others again later.
+  void cover_queues(std::vector<intrusive_ptr<queue_state>>& due, bool stopping);
+  /// Finishes the commands of `pending` that are done, keeping the others in order; true when
+  /// any was.
+  static bool finish_done(std::vector<entry>& pending);
+  /// Polling with commands in flight, between passes: yields while there was progress in the
+  /// last 2 ms, else naps, longer the longer none came.
+  void pause_between_polls(bool progress, std::chrono::steady_clock::time_point& last_progress);
   /// A driver called back: counts it and wakes the thread.
   void signal();
   /// An event was left to the thread (retirement()): wakes it if it sleeps with nothing to do.

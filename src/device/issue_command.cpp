@@ -3,6 +3,9 @@
 #include <string>
 #include <string_view>
 
+#include "troupe/device/detail/buffer_state.hpp"
+#include "troupe/device/detail/program_state.hpp"
+
 namespace troupe::detail {
 
 namespace {

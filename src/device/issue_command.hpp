@@ -1,6 +1,7 @@
 #pragma once
 
 #include "device/backend.hpp"
+#include "troupe/device/detail/command.hpp"
 #include "troupe/device/detail/device_state.hpp"
 
 namespace troupe::detail {

@@ -1,3 +1,5 @@
+#include "troupe/device/detail/queue_state.hpp"
+
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -7,7 +9,9 @@
 #include "device/device_manager.hpp"
 #include "device/event_retirement.hpp"
 #include "device/issue_command.hpp"
+#include "troupe/device/detail/buffer_state.hpp"
 #include "troupe/device/detail/device_state.hpp"
+#include "troupe/device/detail/program_state.hpp"
 #include "troupe/support/stage_trace.hpp"
 
 namespace troupe::detail {

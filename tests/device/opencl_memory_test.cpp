@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "device/opencl/opencl_memory.hpp"
-#include "device/opencl/opencl_staging.hpp"
+#include "device/opencl/opencl_pinned_allocator.hpp"
 #include "troupe/async/error.hpp"
 
 namespace troupe::detail {

@@ -5,6 +5,9 @@
 
 #include "troupe/async/future.hpp"
 #include "troupe/device/buffer.hpp"
+#include "troupe/device/detail/buffer_state.hpp"
+#include "troupe/device/detail/device_state.hpp"
+#include "troupe/device/detail/host_memory_state.hpp"
 #include "troupe/device/device_info.hpp"
 #include "troupe/device/device_queue.hpp"
 #include "troupe/device/host_buffer.hpp"

@@ -7,7 +7,10 @@
 #include "troupe/async/future.hpp"
 #include "troupe/device/buffer.hpp"
 #include "troupe/device/dependencies.hpp"
+#include "troupe/device/detail/device_state.hpp"
 #include "troupe/device/detail/launch_arguments.hpp"
+#include "troupe/device/detail/queue_state.hpp"
+#include "troupe/device/detail/typed_commands.hpp"
 #include "troupe/device/nd_range.hpp"
 #include "troupe/device/program.hpp"
 

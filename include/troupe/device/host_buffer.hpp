@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <span>
 
-#include "troupe/device/detail/device_state.hpp"
+#include "troupe/device/detail/host_memory_state.hpp"
 #include "troupe/support/intrusive_ptr.hpp"
 
 namespace troupe {

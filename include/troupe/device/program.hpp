@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "troupe/device/detail/device_state.hpp"
+#include "troupe/device/detail/program_state.hpp"
 #include "troupe/support/intrusive_ptr.hpp"
 
 namespace troupe {

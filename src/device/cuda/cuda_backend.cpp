@@ -10,9 +10,9 @@
 #include "device/cuda/cuda_context.hpp"
 #include "device/cuda/cuda_event.hpp"
 #include "device/cuda/cuda_memory.hpp"
+#include "device/cuda/cuda_pinned_allocator.hpp"
 #include "device/cuda/cuda_program.hpp"
 #include "device/cuda/cuda_queue.hpp"
-#include "device/cuda/cuda_staging.hpp"
 
 namespace troupe::detail {
 namespace {
@@ -27,7 +27,7 @@ class cuda_device final : public backend_device {
               const cuda_limits& limits)
       : context_(std::move(context)),
         events_(std::make_shared<event_pool>(context_)),
-        staging_(std::make_shared<staging_pool>(context_)),
+        staging_(std::make_shared<cuda_staging>(context_)),
         limits_(limits) {
     info = std::move(description);
     memory_ =
@@ -123,7 +123,7 @@ class cuda_device final : public backend_device {
 
   std::shared_ptr<cuda_context> context_;
   std::shared_ptr<event_pool> events_;
-  std::shared_ptr<staging_pool> staging_;
+  std::shared_ptr<cuda_staging> staging_;
   std::shared_ptr<device_memory_cache> memory_;
   cuda_limits limits_;
 };

@@ -9,7 +9,7 @@
 
 #include "device/backend.hpp"
 #include "device/cuda/cuda_context.hpp"
-#include "device/cuda/cuda_staging.hpp"
+#include "device/cuda/cuda_pinned_allocator.hpp"
 
 namespace troupe::detail {
 
@@ -50,8 +50,8 @@ class event_pool {
 /// Host work that completes a command staged through pinned memory: finish() copies a read out
 /// to its destination, then gives the block back to its pool.
 struct staged_transfer {
-  std::shared_ptr<staging_pool> pool;
-  staging_block block;
+  std::shared_ptr<cuda_staging> pool;
+  cuda_staging_block block;
   void* read_destination = nullptr;
   std::size_t read_bytes = 0;
   intrusive_ptr<destination_gate> read_ready{};  // how far read_destination may be written yet

@@ -17,7 +17,7 @@ namespace {
   throw error(errc::invalid_argument, "CUDA queue on device '" + context.name + "': " + message);
 }
 
-staged_transfer staged_through(std::shared_ptr<staging_pool> pool, staging_block block) {
+staged_transfer staged_through(std::shared_ptr<cuda_staging> pool, cuda_staging_block block) {
   staged_transfer staged;
   staged.pool = std::move(pool);
   staged.block = block;
@@ -27,7 +27,7 @@ staged_transfer staged_through(std::shared_ptr<staging_pool> pool, staging_block
 }  // namespace
 
 cuda_queue::cuda_queue(std::shared_ptr<cuda_context> context, std::shared_ptr<event_pool> events,
-                       std::shared_ptr<staging_pool> staging, const cuda_limits& limits)
+                       std::shared_ptr<cuda_staging> staging, const cuda_limits& limits)
     : context_(std::move(context)),
       events_(std::move(events)),
       staging_(std::move(staging)),
@@ -87,7 +87,7 @@ event_ptr cuda_queue::write(backend_memory& dst, std::size_t offset, const void*
   }
   // The source is copied now, so the caller may reuse it as soon as this returns. In chunks: the
   // device copies one chunk while this thread copies the next into the block.
-  const staging_block block = staging_->take(bytes);
+  const cuda_staging_block block = staging_->take(bytes);
   const std::size_t chunk = staging_chunk(bytes);
   return enqueue(
       wait, staged_through(staging_, block),
@@ -190,8 +190,8 @@ event_ptr cuda_queue::fill_by_doubling(CUdeviceptr address, std::size_t bytes, c
   const cuda_driver& driver = context_->driver();
   // A whole pinned block of repeats saves the first dozen tiny doubling copies. The smallest
   // block is a multiple of every pattern size, and so is `bytes`.
-  const std::size_t seed_bytes = std::min(bytes, staging_pool::smallest_block);
-  const staging_block block = staging_->take(seed_bytes);
+  const std::size_t seed_bytes = std::min(bytes, cuda_staging::sizes.smallest_block);
+  const cuda_staging_block block = staging_->take(seed_bytes);
   auto* seed = static_cast<std::byte*>(block.data);
   for (std::size_t at = 0; at < seed_bytes; at += pattern_size) {
     std::memcpy(seed + at, pattern, pattern_size);

@@ -8,7 +8,7 @@
 #include "device/backend.hpp"
 #include "device/cuda/cuda_context.hpp"
 #include "device/cuda/cuda_event.hpp"
-#include "device/cuda/cuda_staging.hpp"
+#include "device/cuda/cuda_pinned_allocator.hpp"
 
 namespace troupe::detail {
 
@@ -16,7 +16,7 @@ class cuda_queue final : public backend_queue {
  public:
   /// Creates the stream; throws troupe::error.
   cuda_queue(std::shared_ptr<cuda_context> context, std::shared_ptr<event_pool> events,
-             std::shared_ptr<staging_pool> staging, const cuda_limits& limits);
+             std::shared_ptr<cuda_staging> staging, const cuda_limits& limits);
 
   event_ptr write(backend_memory& dst, std::size_t offset, const void* src, std::size_t bytes,
                   bool pinned, wait_list wait) override;
@@ -76,7 +76,7 @@ class cuda_queue final : public backend_queue {
 
   std::shared_ptr<cuda_context> context_;
   std::shared_ptr<event_pool> events_;
-  std::shared_ptr<staging_pool> staging_;
+  std::shared_ptr<cuda_staging> staging_;
   std::shared_ptr<cuda_stream> stream_;
   cuda_limits limits_;
   intrusive_ptr<cuda_event> last_device_work_;  ///< the last command not a copy from the host

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstring>
+#include <exception>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -8,7 +9,10 @@
 
 #include "troupe/async/future.hpp"
 #include "troupe/device/dependencies.hpp"
+#include "troupe/device/detail/buffer_state.hpp"
 #include "troupe/device/detail/device_state.hpp"
+#include "troupe/device/detail/program_state.hpp"
+#include "troupe/device/detail/queue_state.hpp"
 #include "troupe/device/detail/type_name.hpp"
 
 // The typed halves of buffer commands, shared by buffer<T> (default queue) and device_queue.
@@ -19,6 +23,10 @@ std::string element_caller(const char* operation) {
   const char* name = opencl_type_name<T>();
   return std::string{"buffer<"} + (*name != '\0' ? name : "T") + ">::" + operation;
 }
+
+/// An error for a range [offset, offset + count) outside `size` elements, or null.
+std::exception_ptr check_range(const char* caller, std::size_t offset, std::size_t count,
+                               std::size_t size);
 
 /// An error when a buffer or queue handle is empty, or null.
 std::exception_ptr check_handles(const char* caller, const queue_state* queue,
