@@ -6,5 +6,6 @@
 #include "troupe/async/executor.hpp"
 #include "troupe/async/future.hpp"
 #include "troupe/async/promise.hpp"
+#include "troupe/async/shared_future.hpp"
 #include "troupe/async/when_all.hpp"
 #include "troupe/async/when_any.hpp"

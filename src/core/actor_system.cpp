@@ -4,6 +4,8 @@
 #include <thread>
 #include <vector>
 
+#include "troupe/core/mailbox_element.hpp"
+
 namespace troupe {
 
 actor_system::actor_system(config cfg)

@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <exception>
 
+#include "core/route_result.hpp"
 #include "troupe/core/actor_system.hpp"
+#include "troupe/core/mailbox_element.hpp"
 #include "troupe/support/stage_trace.hpp"
 
 namespace troupe {

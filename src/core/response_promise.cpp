@@ -1,5 +1,8 @@
 #include "troupe/core/response_promise.hpp"
 
+#include "core/route_result.hpp"
+#include "troupe/core/mailbox_element.hpp"
+
 namespace troupe {
 
 response_promise::response_promise(abstract_actor* self, mailbox_element& origin)

@@ -2,6 +2,9 @@
 
 #include <vector>
 
+#include "core/route_result.hpp"
+#include "troupe/core/mailbox_element.hpp"
+
 namespace troupe {
 
 blocking_actor::blocking_actor(actor_system& system) : abstract_actor(system, "scoped_actor") {}

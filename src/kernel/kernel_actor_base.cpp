@@ -1,25 +1,11 @@
+#include "troupe/kernel/detail/kernel_actor_base.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <string>
 #include <utility>
 
-#include "troupe/kernel/detail/kernel_actor.hpp"
-
-namespace troupe::kernel {
-
-std::string_view to_string(access rights) noexcept {
-  switch (rights) {
-    case access::read_only:
-      return "read-only";
-    case access::write_only:
-      return "write-only";
-    case access::read_write:
-      return "read-write";
-  }
-  return "?";
-}
-
-}  // namespace troupe::kernel
+#include "troupe/core/request.hpp"
 
 namespace troupe::kernel::detail {
 
@@ -130,12 +116,6 @@ void kernel_actor_base::record(device_slot& slot, std::size_t work_items,
   // A moving average: recent requests count most, one slow request does not dominate.
   slot.seconds_per_item =
       slot.seconds_per_item == 0 ? per_item : 0.75 * slot.seconds_per_item + 0.25 * per_item;
-}
-
-error argument_error(const std::string& actor, std::size_t position, const std::string& tag,
-                     const std::string& problem) {
-  return error{errc::invalid_argument,
-               actor + ": argument " + std::to_string(position) + " (" + tag + "): " + problem};
 }
 
 }  // namespace troupe::kernel::detail

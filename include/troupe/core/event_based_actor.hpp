@@ -15,6 +15,7 @@
 #include "troupe/core/behavior.hpp"
 #include "troupe/core/detail/mailbox.hpp"
 #include "troupe/core/detail/timer_service.hpp"
+#include "troupe/core/mailbox_element.hpp"
 #include "troupe/core/response_promise.hpp"
 
 namespace troupe {

@@ -9,6 +9,7 @@
 #include "troupe/async/future.hpp"
 #include "troupe/core/actor.hpp"
 #include "troupe/core/actor_system.hpp"
+#include "troupe/core/mailbox_element.hpp"
 
 namespace troupe {
 

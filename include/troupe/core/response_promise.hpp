@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "troupe/core/actor.hpp"
+#include "troupe/core/message.hpp"
+#include "troupe/core/message_id.hpp"
 
 namespace troupe {
 

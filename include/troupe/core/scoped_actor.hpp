@@ -9,6 +9,7 @@
 
 #include "troupe/core/actor.hpp"
 #include "troupe/core/behavior.hpp"
+#include "troupe/core/mailbox_element.hpp"
 #include "troupe/core/request.hpp"
 
 namespace troupe {

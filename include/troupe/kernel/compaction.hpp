@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "troupe/core/actor_system.hpp"
-#include "troupe/kernel/kernel_options.hpp"
+#include "troupe/kernel/device_set.hpp"
 #include "troupe/kernel/mem_ref.hpp"
 
 namespace troupe::kernel {

@@ -1,41 +1,14 @@
 #pragma once
 
-#include <string>
 #include <utility>
-#include <vector>
 
-#include "troupe/device/device.hpp"
+// The options of spawn_kernel, given after the nd_range: kernel::on (with device_set.hpp, which
+// the building blocks also take), and the three below, each a wrapper of a C++ function that
+// spawn_kernel tells apart by its type. source.hpp is the code that comes first.
+#include "troupe/kernel/device_set.hpp"
+#include "troupe/kernel/source.hpp"
 
 namespace troupe::kernel {
-
-/// A kernel's code: OpenCL C for OpenCL devices, CUDA C++ (compiled by NVRTC) for CUDA
-/// devices, with the build options both get. Each device compiles the variant of its backend;
-/// spawning on a device whose variant is empty fails, naming the device.
-struct source {
-  std::string opencl;
-  std::string cuda;
-  std::string options;
-};
-
-/// How a kernel actor on several devices spreads its requests.
-enum class balance {
-  round_robin,  ///< one device after the other
-  throughput,   ///< each request to the device that will finish it first, by measured speed
-};
-
-/// The devices a kernel actor runs on (default: the system's first device), and how it
-/// spreads requests over them. A request with mem_ref inputs goes where its data is.
-struct device_set {
-  std::vector<device> devices;
-  balance policy = balance::round_robin;
-};
-
-inline device_set on(device d) {
-  return {{std::move(d)}, balance::round_robin};
-}
-inline device_set on(std::vector<device> devices, balance policy = balance::round_robin) {
-  return {std::move(devices), policy};
-}
 
 /// Turns a message into the kernel's inputs: `f(message elements...)` returns
 /// `std::optional<std::tuple<inputs...>>`, or `std::optional<std::tuple<nd_range, inputs...>>`
@@ -44,6 +17,7 @@ template <class F>
 struct input_mapping {
   F function;
 };
+/// The spawn option that maps messages to inputs with `f`.
 template <class F>
 input_mapping<F> map_input(F f) {
   return {std::move(f)};
@@ -57,6 +31,7 @@ template <class F>
 struct output_mapping {
   F function;
 };
+/// The spawn option that maps outputs to the response with `f`.
 template <class F>
 output_mapping<F> map_output(F f) {
   return {std::move(f)};
@@ -70,6 +45,7 @@ template <class F>
 struct fallback_function {
   F function;
 };
+/// The spawn option that does the work with `f` where no device can.
 template <class F>
 fallback_function<F> fallback(F f) {
   return {std::move(f)};

@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "troupe/kernel/kernel_options.hpp"
+#include "troupe/kernel/source.hpp"
 
 namespace troupe::kernel {
 

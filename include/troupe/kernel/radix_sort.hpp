@@ -1,7 +1,7 @@
 #pragma once
 
 #include "troupe/core/actor_system.hpp"
-#include "troupe/kernel/kernel_options.hpp"
+#include "troupe/kernel/device_set.hpp"
 
 namespace troupe::kernel {
 

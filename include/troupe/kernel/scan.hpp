@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "troupe/core/actor_system.hpp"
-#include "troupe/kernel/kernel_options.hpp"
+#include "troupe/kernel/device_set.hpp"
 
 namespace troupe::kernel {
 

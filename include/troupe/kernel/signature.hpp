@@ -1,13 +1,10 @@
 #pragma once
 
-#include <cstddef>
-#include <functional>
 #include <optional>
-#include <string>
 #include <type_traits>
-#include <vector>
 
-#include "troupe/device/nd_range.hpp"
+#include "troupe/kernel/request_shape.hpp"
+#include "troupe/kernel/size_rule.hpp"
 
 namespace troupe::kernel {
 
@@ -15,53 +12,6 @@ namespace troupe::kernel {
 /// copied to the device (or back); `ref` is a `mem_ref<T>` that stays on the device.
 struct val {};
 struct ref {};
-
-/// What a size rule sees for one request: its nd_range and, per position of the signature, the
-/// element count of the global-memory input there (0 at other positions).
-struct request_shape {
-  nd_range range{{1}};
-  std::vector<std::size_t> sizes;
-
-  /// The number of work items: the product of the global sizes.
-  std::size_t work_items() const noexcept {
-    const auto& g = range.global();
-    return g[0] * g[1] * g[2];
-  }
-};
-
-/// How many elements an output, a scratch buffer or local memory has, decided per request: by
-/// default the number of work items; else a constant, or a function of the request_shape.
-class size_rule {
- public:
-  // -- constructors ---------------------------------------------------------
-
-  /// The number of work items of the request.
-  size_rule() = default;
-  /// Always `count` elements.
-  size_rule(std::size_t count) : constant_(count) {}  // NOLINT: out<float>{1024} reads well
-  /// `rule(shape)` elements.
-  template <class F>
-  requires std::is_invocable_r_v<std::size_t, F&, const request_shape&> size_rule(F rule)
-      : rule_(std::move(rule)) {}
-
-  // -- operations -----------------------------------------------------------
-
-  std::size_t operator()(const request_shape& shape) const {
-    if (constant_) return *constant_;
-    if (rule_) return rule_(shape);
-    return shape.work_items();
-  }
-
-  /// "work items", "1024" or "a function of the request", for messages.
-  std::string describe() const {
-    if (constant_) return std::to_string(*constant_);
-    return rule_ ? "a function of the request" : "the work items";
-  }
-
- private:
-  std::optional<std::size_t> constant_;
-  std::function<std::size_t(const request_shape&)> rule_;
-};
 
 // -- signature tags ----------------------------------------------------------
 //

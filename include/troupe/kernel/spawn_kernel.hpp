@@ -11,6 +11,7 @@
 #include "troupe/device/device_selection.hpp"
 #include "troupe/kernel/detail/fallback_actor.hpp"
 #include "troupe/kernel/detail/kernel_actor.hpp"
+#include "troupe/kernel/kernel_options.hpp"
 
 namespace troupe {
 

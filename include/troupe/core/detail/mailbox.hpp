@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "troupe/core/actor.hpp"
+#include "troupe/core/mailbox_element.hpp"
 
 namespace troupe::detail {
 
