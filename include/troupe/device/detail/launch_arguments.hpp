@@ -6,9 +6,9 @@
 
 #include "troupe/device/buffer.hpp"
 #include "troupe/device/detail/command.hpp"
-#include "troupe/device/detail/type_name.hpp"
 #include "troupe/device/local_memory.hpp"
 #include "troupe/device/nd_range.hpp"
+#include "troupe/device/opencl_type_name.hpp"
 
 namespace troupe::detail {
 
@@ -26,7 +26,7 @@ void add_launch_argument(std::vector<launch_argument>& out, const buffer<T>& b) 
   arg.what = launch_argument::kind::buffer;
   arg.buffer = b.state();
   arg.size = sizeof(T);
-  arg.type_name = opencl_type_name<T>();
+  arg.type_name = troupe::opencl_type_name<T>();
   out.push_back(std::move(arg));
 }
 
@@ -35,7 +35,7 @@ void add_launch_argument(std::vector<launch_argument>& out, const local_memory<T
   launch_argument arg;
   arg.what = launch_argument::kind::local;
   arg.size = l.count * sizeof(T);
-  arg.type_name = opencl_type_name<T>();
+  arg.type_name = troupe::opencl_type_name<T>();
   out.push_back(std::move(arg));
 }
 
@@ -52,7 +52,7 @@ void add_launch_argument(std::vector<launch_argument>& out, const T& value) {
   arg.what = launch_argument::kind::scalar;
   std::memcpy(arg.scalar.data(), &value, sizeof(T));
   arg.size = sizeof(T);
-  arg.type_name = opencl_type_name<T>();
+  arg.type_name = troupe::opencl_type_name<T>();
   out.push_back(std::move(arg));
 }
 

@@ -13,14 +13,14 @@
 #include "troupe/device/detail/device_state.hpp"
 #include "troupe/device/detail/program_state.hpp"
 #include "troupe/device/detail/queue_state.hpp"
-#include "troupe/device/detail/type_name.hpp"
+#include "troupe/device/opencl_type_name.hpp"
 
 // The typed halves of buffer commands, shared by buffer<T> (default queue) and device_queue.
 namespace troupe::detail {
 
 template <class T>
 std::string element_caller(const char* operation) {
-  const char* name = opencl_type_name<T>();
+  const char* name = troupe::opencl_type_name<T>();
   return std::string{"buffer<"} + (*name != '\0' ? name : "T") + ">::" + operation;
 }
 

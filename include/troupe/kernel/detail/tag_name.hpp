@@ -4,8 +4,8 @@
 #include <type_traits>
 #include <typeinfo>
 
-#include "troupe/core/message.hpp"         // detail::type_name
-#include "troupe/device/device_queue.hpp"  // detail::opencl_type_name, as launches check it
+#include "troupe/core/message.hpp"  // detail::type_name
+#include "troupe/device/opencl_type_name.hpp"
 #include "troupe/kernel/signature.hpp"
 
 // Names of signature tags, as the kernel's author wrote them, for error messages.
@@ -15,7 +15,7 @@ namespace troupe::kernel::detail {
 /// The element type's name: its OpenCL C name where it has one.
 template <class T>
 std::string element_name() {
-  const char* name = troupe::detail::opencl_type_name<T>();
+  const char* name = troupe::opencl_type_name<T>();
   return *name != '\0' ? name : troupe::detail::type_name(typeid(T));
 }
 /// "ref" or "val".

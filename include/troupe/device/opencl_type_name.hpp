@@ -3,10 +3,11 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace troupe::detail {
+namespace troupe {
 
-/// The OpenCL C name of an element or scalar type, used to check kernel arguments; "" when
-/// there is no single obvious name (structs: those are checked by size only).
+/// The OpenCL C name of an element or scalar type, against which launches check a kernel's
+/// arguments and kernel actors name their signature; "" when there is no single obvious name
+/// (structs: those are checked by size only).
 template <class T>
 constexpr const char* opencl_type_name() noexcept {
   using U = std::remove_cv_t<T>;
@@ -34,4 +35,4 @@ constexpr const char* opencl_type_name() noexcept {
     return "";
 }
 
-}  // namespace troupe::detail
+}  // namespace troupe
