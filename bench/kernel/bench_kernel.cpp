@@ -329,6 +329,125 @@ void run_spawn(device_bench& bench, actor_system& system, const std::vector<targ
   }
 }
 
+/// This suite's own options; the harness's (options) are parsed from what is left.
+struct suite_options {
+  bool gpus_only = false;
+  std::vector<std::string> mandelbrot_images;  // WxHxI; empty: the paper's four
+  std::vector<std::size_t> matmul_sizes;       // N; empty: the paper's five
+  std::vector<int> iteration_counts;           // empty: 1000 on a GPU
+  std::vector<std::size_t> wah_rows;           // column sizes; empty: 10k to 20M
+  std::string only_backend;                    // "opencl" or "cuda"; empty: both
+  std::string trace_file;                      // where --trace writes; empty: no trace
+  split_selection mandelbrot_splits = parse_split_selection("");  // all, unless --shares
+};
+
+/// Takes this suite's options out of `arguments`, leaving the others for parse_options. Throws
+/// usage_error at the first bad one.
+suite_options take_suite_options(std::vector<std::string>& arguments) {
+  suite_options chosen;
+  using troupe::bench::detail::parse_count;
+  // This suite's options that take a value; the others go on to parse_options.
+  const std::map<std::string, std::function<void(const std::string&)>> with_value{
+      {"--backend",
+       [&](const std::string& v) {
+         if (v != "opencl" && v != "cuda")
+           throw usage_error("--backend: expected 'opencl' or 'cuda', found '" + v + "'");
+         chosen.only_backend = v;
+       }},
+      {"--matmul",
+       [&](const std::string& v) {
+         chosen.matmul_sizes.push_back(static_cast<std::size_t>(parse_count("--matmul", v, 1)));
+       }},
+      {"--iterations",
+       [&](const std::string& v) {
+         chosen.iteration_counts.push_back(parse_count("--iterations", v, 1));
+       }},
+      {"--wah",
+       [&](const std::string& v) {
+         chosen.wah_rows.push_back(static_cast<std::size_t>(parse_count("--wah", v, 1)));
+       }},
+      {"--mandelbrot",
+       [&](const std::string& v) {
+         check_mandelbrot_image(v);
+         chosen.mandelbrot_images.push_back(v);
+       }},
+      {"--shares",
+       [&](const std::string& v) { chosen.mandelbrot_splits = parse_split_selection(v); }},
+      {"--trace",
+       [&](const std::string& v) {
+         if (!stage_trace::enabled)
+           throw usage_error(
+               "--trace: this build records no stage trace; configure it with "
+               "-DTROUPE_STAGE_TRACE=ON");
+         chosen.trace_file = v;
+       }},
+  };
+  for (std::size_t i = 0; i < arguments.size();) {
+    const auto at = arguments.begin() + static_cast<std::ptrdiff_t>(i);
+    if (*at == "--gpus-only") {
+      chosen.gpus_only = true;
+      arguments.erase(at);
+      continue;
+    }
+    const auto option = with_value.find(*at);
+    if (option == with_value.end()) {
+      ++i;
+      continue;
+    }
+    if (i + 1 == arguments.size())
+      throw usage_error(*at + ": expected a value after it, found none");
+    option->second(arguments[i + 1]);
+    arguments.erase(at, at + 2);
+  }
+  return chosen;
+}
+
+/// --help: the harness's options, then this suite's.
+void print_help() {
+  std::cout << usage(suite) << "  --gpus-only    leave out CPU devices (PoCL)\n"
+            << "  --backend B    only devices of backend B (opencl or cuda)\n"
+            << "  --matmul N     only this matrix size for matmul_request; repeatable\n"
+            << "  --iterations K only K multiplies in a row for matmul_iterated (default "
+               "1000 on a GPU); repeatable\n"
+            << "  --wah ROWS     only this column size for wah_build; repeatable\n"
+            << "  --mandelbrot WxHxI  only this image (width x height x iterations); "
+               "repeatable\n"
+            << "  --shares LIST  only these Mandelbrot splits: offloaded percents (0, 10, "
+               "..., 100) and 'auto', separated by commas\n"
+            << "  --trace FILE   write the stage trace to FILE (a build with "
+               "-DTROUPE_STAGE_TRACE=ON; see stage_trace.py)\n";
+}
+
+/// Runs every selected benchmark on every device chosen; returns the exit code.
+int run_benchmarks(troupe::config& config, const options& settings, const suite_options& chosen) {
+  config.threads = static_cast<std::size_t>(settings.threads);
+  troupe::actor_system system{config};
+  auto targets = find_targets(system, chosen.gpus_only, chosen.only_backend);
+  if (targets.empty()) {
+    throw std::runtime_error(
+        std::string{"no device to measure"} +
+        (chosen.gpus_only ? ": no GPU found" : ": no device found") +
+        (chosen.only_backend.empty() ? "" : " of backend " + chosen.only_backend) +
+        " (the list above is empty)");
+  }
+  device_bench bench{settings};
+  std::cout << "bench-kernel: " << settings.threads << " threads, " << settings.warmup
+            << " warm-up + " << settings.runs << " timed runs per variant"
+            << (settings.quick ? " (quick)" : "") << ", CSV " << settings.csv.string() << "\n\n";
+  run_matmul_request(bench, system, targets, chosen.matmul_sizes);
+  run_matmul_iterated(bench, system, targets, chosen.iteration_counts);
+  run_empty_stage(bench, system, targets);
+  run_spawn(bench, system, targets);
+  for (const auto& under_test : targets) {
+    run_mandelbrot(bench, system, under_test.device, under_test.label(), under_test.gpu(),
+                   chosen.mandelbrot_images, chosen.mandelbrot_splits);
+    run_wah_build(bench, system, under_test.device, under_test.label(), under_test.gpu(),
+                  chosen.wah_rows);
+  }
+  if (!chosen.trace_file.empty()) stage_trace::write(chosen.trace_file.c_str());
+  return bench.finish();
+}
+
 }  // namespace
 }  // namespace troupe::bench::kernel_bench
 
@@ -338,110 +457,15 @@ int main(int argc, char** argv) {
   try {
     troupe::config config(argc, argv);
     std::vector<std::string> arguments = config.remaining_args;
-    bool gpus_only = false;
-    std::vector<std::string> mandelbrot_images;  // WxHxI; empty: the paper's four
-    std::vector<std::size_t> matmul_sizes;       // N; empty: the paper's five
-    std::vector<int> iteration_counts;           // empty: 1000 on a GPU
-    std::vector<std::size_t> wah_rows;           // column sizes; empty: 10k to 20M
-    std::string only_backend;                    // "opencl" or "cuda"; empty: both
-    std::string trace_file;                      // where --trace writes; empty: no trace
-    split_selection mandelbrot_splits = parse_split_selection("");  // all, unless --shares
-    using troupe::bench::detail::parse_count;
-    // This suite's options that take a value; the others go on to parse_options.
-    const std::map<std::string, std::function<void(const std::string&)>> with_value{
-        {"--backend",
-         [&](const std::string& v) {
-           if (v != "opencl" && v != "cuda")
-             throw usage_error("--backend: expected 'opencl' or 'cuda', found '" + v + "'");
-           only_backend = v;
-         }},
-        {"--matmul",
-         [&](const std::string& v) {
-           matmul_sizes.push_back(static_cast<std::size_t>(parse_count("--matmul", v, 1)));
-         }},
-        {"--iterations",
-         [&](const std::string& v) {
-           iteration_counts.push_back(parse_count("--iterations", v, 1));
-         }},
-        {"--wah",
-         [&](const std::string& v) {
-           wah_rows.push_back(static_cast<std::size_t>(parse_count("--wah", v, 1)));
-         }},
-        {"--mandelbrot",
-         [&](const std::string& v) {
-           check_mandelbrot_image(v);
-           mandelbrot_images.push_back(v);
-         }},
-        {"--shares", [&](const std::string& v) { mandelbrot_splits = parse_split_selection(v); }},
-        {"--trace",
-         [&](const std::string& v) {
-           if (!stage_trace::enabled)
-             throw usage_error(
-                 "--trace: this build records no stage trace; configure it with "
-                 "-DTROUPE_STAGE_TRACE=ON");
-           trace_file = v;
-         }},
-    };
-    for (std::size_t i = 0; i < arguments.size();) {
-      const auto at = arguments.begin() + static_cast<std::ptrdiff_t>(i);
-      if (*at == "--gpus-only") {
-        gpus_only = true;
-        arguments.erase(at);
-        continue;
-      }
-      const auto option = with_value.find(*at);
-      if (option == with_value.end()) {
-        ++i;
-        continue;
-      }
-      if (i + 1 == arguments.size())
-        throw usage_error(*at + ": expected a value after it, found none");
-      option->second(arguments[i + 1]);
-      arguments.erase(at, at + 2);
-    }
+    const suite_options chosen = take_suite_options(arguments);
     std::vector<char*> pointers;
     for (std::string& argument : arguments) pointers.push_back(argument.data());
     options settings = parse_options(suite, static_cast<int>(pointers.size()), pointers.data());
     if (settings.help) {
-      std::cout << usage(suite) << "  --gpus-only    leave out CPU devices (PoCL)\n"
-                << "  --backend B    only devices of backend B (opencl or cuda)\n"
-                << "  --matmul N     only this matrix size for matmul_request; repeatable\n"
-                << "  --iterations K only K multiplies in a row for matmul_iterated (default "
-                   "1000 on a GPU); repeatable\n"
-                << "  --wah ROWS     only this column size for wah_build; repeatable\n"
-                << "  --mandelbrot WxHxI  only this image (width x height x iterations); "
-                   "repeatable\n"
-                << "  --shares LIST  only these Mandelbrot splits: offloaded percents (0, 10, "
-                   "..., 100) and 'auto', separated by commas\n"
-                << "  --trace FILE   write the stage trace to FILE (a build with "
-                   "-DTROUPE_STAGE_TRACE=ON; see stage_trace.py)\n";
+      print_help();
       return 0;
     }
-    config.threads = static_cast<std::size_t>(settings.threads);
-    troupe::actor_system system{config};
-    auto targets = find_targets(system, gpus_only, only_backend);
-    if (targets.empty()) {
-      throw std::runtime_error(std::string{"no device to measure"} +
-                               (gpus_only ? ": no GPU found" : ": no device found") +
-                               (only_backend.empty() ? "" : " of backend " + only_backend) +
-                               " (the list above is empty)");
-    }
-    device_bench bench{settings};
-    std::cout << "bench-kernel: " << settings.threads << " threads, " << settings.warmup
-              << " warm-up + " << settings.runs << " timed runs per variant"
-              << (settings.quick ? " (quick)" : "") << ", CSV " << settings.csv.string() << "\n\n";
-    run_matmul_request(bench, system, targets, matmul_sizes);
-    run_matmul_iterated(bench, system, targets, iteration_counts);
-    run_empty_stage(bench, system, targets);
-    run_spawn(bench, system, targets);
-    for (const auto& under_test : targets) {
-      run_mandelbrot(bench, system, under_test.device, under_test.label(), under_test.gpu(),
-                     mandelbrot_images, mandelbrot_splits);
-      run_wah_build(bench, system, under_test.device, under_test.label(), under_test.gpu(),
-                    wah_rows);
-    }
-    if (!trace_file.empty()) stage_trace::write(trace_file.c_str());
-    return bench.finish();
+    return run_benchmarks(config, settings, chosen);
   } catch (const usage_error& error) {
     std::cerr << "bench-kernel: " << error.what() << "\n\n" << usage(suite);
     return 2;

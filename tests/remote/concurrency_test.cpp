@@ -1,10 +1,21 @@
 // Threads sharing a remote context, objects handed between threads (each thread has its own
 // connection to the server), and programs that use two servers or a local and a remote device.
+#include <algorithm>
 #include <atomic>
 #include <future>
 #include <numeric>
+#include <thread>
+#include <vector>
 
+#include "cl_checks.hpp"
+#include "cl_objects.hpp"
+#include "cl_ref.hpp"
+#include "common_kernels.hpp"
+#include "platforms.hpp"
+#include "remote_environment.hpp"
 #include "remote_fixture.hpp"
+#include "side.hpp"
+#include "time_limits.hpp"
 
 namespace troupe::remote_test {
 namespace {

@@ -1,8 +1,17 @@
 // Events, callbacks, markers, profiling, pipelined launches and the errors they report later.
 #include <condition_variable>
 #include <mutex>
+#include <utility>
+#include <vector>
 
+#include "cl_checks.hpp"
+#include "cl_info.hpp"
+#include "cl_objects.hpp"
+#include "cl_ref.hpp"
+#include "common_kernels.hpp"
 #include "remote_fixture.hpp"
+#include "side.hpp"
+#include "time_limits.hpp"
 
 namespace troupe::remote_test {
 namespace {

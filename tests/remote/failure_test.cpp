@@ -1,9 +1,20 @@
 // Failures and limits: clients and servers that die, wrong tokens, full servers, and what a
 // session holds on the server. Clients are client_helper processes; most servers run in this
 // process, so that their session and object counts can be watched.
+#include <chrono>
+#include <fstream>
+#include <memory>
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
-#include "remote_fixture.hpp"
+#include "child_process.hpp"
+#include "cl_checks.hpp"
+#include "deviced_process.hpp"
+#include "icd_vendors.hpp"
+#include "temp_directory.hpp"
+#include "time_limits.hpp"
 #include "troupe/remote/device_server.hpp"
 
 namespace troupe::remote_test {

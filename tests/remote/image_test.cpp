@@ -1,8 +1,16 @@
 // 2-D images and samplers, checked against a CPU reference and the local PoCL.
+#include <cstring>
 #include <random>
 #include <set>
+#include <utility>
+#include <vector>
 
+#include "cl_checks.hpp"
+#include "cl_info.hpp"
+#include "cl_objects.hpp"
+#include "cl_ref.hpp"
 #include "remote_fixture.hpp"
+#include "side.hpp"
 
 namespace troupe::remote_test {
 namespace {

@@ -1,11 +1,21 @@
 // Buffers: transfers, sub-buffers, rectangles, fills, copies, maps and host pointers, each
 // checked against a CPU reference and against the same calls on the local PoCL.
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <random>
+#include <vector>
 
+#include "cl_checks.hpp"
+#include "cl_info.hpp"
+#include "cl_objects.hpp"
+#include "cl_ref.hpp"
+#include "common_kernels.hpp"
 #include "remote_fixture.hpp"
+#include "side.hpp"
+#include "time_limits.hpp"
 
 namespace troupe::remote_test {
 namespace {

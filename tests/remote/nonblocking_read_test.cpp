@@ -1,10 +1,20 @@
 // Non-blocking reads: they return without waiting for their bytes, the connection goes on with
 // later calls, and the bytes are in place whenever OpenCL says they must be (a finish, a wait,
 // a complete status, a callback, a later blocking command). Checked against CPU references.
+#include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <numeric>
+#include <thread>
+#include <vector>
 
+#include "cl_checks.hpp"
+#include "cl_info.hpp"
+#include "cl_objects.hpp"
+#include "cl_ref.hpp"
 #include "remote_fixture.hpp"
+#include "side.hpp"
+#include "time_limits.hpp"
 
 namespace troupe::remote_test {
 namespace {

@@ -2,7 +2,20 @@
 #include <CL/cl_ext.h>
 #include <CL/cl_gl.h>
 
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cl_checks.hpp"
+#include "cl_info.hpp"
+#include "cl_objects.hpp"
+#include "cl_ref.hpp"
+#include "common_kernels.hpp"
+#include "platforms.hpp"
+#include "remote_environment.hpp"
 #include "remote_fixture.hpp"
+#include "side.hpp"
 #include "troupe/remote/cl_troupe_remote.h"
 
 namespace troupe::remote_test {

@@ -1,10 +1,19 @@
 // Programs and kernels: builds, binaries, compile and link, kernel and argument info, and
 // launches with every kind of argument, compared with the local PoCL and the CPU.
 #include <array>
+#include <cstring>
 #include <numeric>
 #include <set>
+#include <string>
+#include <vector>
 
+#include "cl_checks.hpp"
+#include "cl_info.hpp"
+#include "cl_objects.hpp"
+#include "cl_ref.hpp"
+#include "common_kernels.hpp"
 #include "remote_fixture.hpp"
+#include "side.hpp"
 
 namespace troupe::remote_test {
 namespace {

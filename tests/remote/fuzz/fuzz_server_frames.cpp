@@ -46,11 +46,15 @@
 #include <thread>
 #include <vector>
 
+#include "input_frames.hpp"
 #include "remote/protocol/opcode.hpp"
 #include "remote/protocol/wire.hpp"
 #include "troupe/remote/device_server.hpp"
 
 using namespace troupe::remote;
+using troupe::remote::fuzz::request_frame;
+using troupe::remote::fuzz::split_frames;
+using troupe::remote::fuzz::too_expensive;
 using clock_type = std::chrono::steady_clock;
 
 #ifdef TROUPE_LIBFUZZER
@@ -97,80 +101,6 @@ server::device_server& the_server() {
     return made;
   }();
   return *running;
-}
-
-// ---- The input's frames, as the server will split them -----------------------------------
-
-struct request_frame {
-  frame_header header;
-  std::span<const std::byte> payload;
-};
-
-// The complete frames at the start of `bytes`, up to the first one the server refuses by its
-// header alone (over the size limit) or that the input cuts short.
-std::vector<request_frame> split_frames(std::span<const std::byte> bytes) {
-  std::vector<request_frame> frames;
-  while (bytes.size() >= sizeof(frame_header)) {
-    frame_header header;
-    std::memcpy(&header, bytes.data(), sizeof header);
-    if (header.payload_size > max_frame_payload ||
-        header.payload_size > bytes.size() - sizeof header) {
-      break;
-    }
-    frames.push_back({header, bytes.subspan(sizeof header, header.payload_size)});
-    bytes = bytes.subspan(sizeof header + header.payload_size);
-  }
-  return frames;
-}
-
-// True when a frame of the input asks for more work than a fuzzing run should do: a buffer or
-// image of over 64 MiB, or a launch of over 2^20 work items. Fields are read as the server
-// reads them; a frame too short to tell is not expensive (the server refuses it).
-bool too_expensive(const std::vector<request_frame>& frames) {
-  constexpr std::uint64_t max_bytes = 64u << 20;
-  constexpr std::uint64_t max_items = 1u << 20;
-  // a * b, saturated at 2^64 - 1.
-  auto times = [](std::uint64_t a, std::uint64_t b) {
-    std::uint64_t product = 0;
-    return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
-  };
-  for (const auto& frame : frames) {
-    reader in(frame.payload);
-    try {
-      switch (static_cast<opcode>(frame.header.opcode)) {
-        case opcode::create_buffer: {
-          for (int i = 0; i < 3; ++i) in.get<std::uint64_t>();  // id, context, flags
-          if (in.get<std::uint64_t>() > max_bytes) return true;
-          break;
-        }
-        case opcode::create_image: {
-          for (int i = 0; i < 3; ++i) in.get<std::uint64_t>();  // id, context, flags
-          for (int i = 0; i < 3; ++i) in.get<std::uint32_t>();  // order, data type, image type
-          std::uint64_t bytes = 16;                             // the largest element
-          for (int i = 0; i < 4; ++i)
-            bytes = times(bytes, std::max<std::uint64_t>(1, in.get<std::uint64_t>()));
-          if (bytes > max_bytes) return true;
-          break;
-        }
-        case opcode::ndrange_kernel: {
-          in.get<std::uint64_t>();  // queue
-          in.get_bytes();           // wait list
-          in.get<std::uint64_t>();  // event
-          in.get<std::uint64_t>();  // kernel
-          in.get<std::uint32_t>();  // dimensions
-          in.get_bytes();           // offsets
-          std::uint64_t items = 1;
-          for (auto size : in.get_array<std::uint64_t>()) items = times(items, size);
-          if (items > max_items) return true;
-          break;
-        }
-        default:
-          break;
-      }
-    } catch (const decode_error&) {
-    }
-  }
-  return false;
 }
 
 // ---- What the server sends back ------------------------------------------------------------
@@ -397,23 +327,27 @@ void fuzz_handshake(server::device_server& server, std::span<const std::byte> by
   }
 }
 
-// A session opened properly; the input is written raw to its request connection.
-void fuzz_requests(server::device_server& server, std::span<const std::byte> bytes,
-                   const std::vector<request_frame>& frames) {
-  // The session's first connection: hello, the welcome, then only notifications.
-  client_socket anchor(server.port());
-  std::uint64_t session_id = 0;
+// ---- A session of the harness's own, with the input on its request connection ---------------
+
+// What hello's welcome gives: the session, and the key that attaches a connection to it.
+struct session_keys {
+  std::uint64_t id = 0;
   std::array<std::uint64_t, 2> key{};
-  frame_stream notifications([&](const frame_header& header, std::span<const std::byte> prefix) {
-    if (session_id == 0) {
+};
+
+// The session's first connection: hello's welcome (which fills `session`), then nothing but
+// notifications.
+frame_stream::handler check_notifications(session_keys& session) {
+  return [&session](const frame_header& header, std::span<const std::byte> prefix) {
+    if (session.id == 0) {
       auto reply = parse_reply(header, prefix);
       if (header.opcode != (static_cast<std::uint16_t>(opcode::hello) | reply_bit) ||
           reply.status != CL_SUCCESS || header.payload_size != 16 + 24) {
         fail("hello refused: " + reply.message);
       }
       reader in(prefix.subspan(16));
-      session_id = in.get<std::uint64_t>();
-      key = {in.get<std::uint64_t>(), in.get<std::uint64_t>()};
+      session.id = in.get<std::uint64_t>();
+      session.key = {in.get<std::uint64_t>(), in.get<std::uint64_t>()};
       return;
     }
     if (header.opcode != static_cast<std::uint16_t>(opcode::event_callback) ||
@@ -421,57 +355,47 @@ void fuzz_requests(server::device_server& server, std::span<const std::byte> byt
       fail("the notification connection carried opcode " + std::to_string(header.opcode) +
            " with " + std::to_string(header.payload_size) + " payload bytes");
     }
-  });
+  };
+}
+
+// Opens the session: hello on the first connection, and its welcome.
+void say_hello(client_socket& anchor, frame_stream& notifications) {
   writer hello;
   hello.put<std::uint32_t>(protocol_magic).put<std::uint16_t>(protocol_version).put_string("");
   if (anchor.pump(frame(opcode::hello, flag_reply, 0, hello), false, notifications,
                   after_ms(config().close_ms), 1) != client_socket::outcome::frames) {
     fail("no welcome for hello");
   }
+}
 
-  // The request connection: attach, its welcome, then the input.
-  client_socket requests(server.port());
-  std::vector<const request_frame*> awaited;  // the input's reply-flagged frames, in order
-  for (const auto& request : frames) {
-    if ((request.header.flags & flag_reply) != 0) awaited.push_back(&request);
+// The replies on the request connection: attach's welcome, then one answer for each
+// reply-flagged frame of the input, in order.
+class reply_checker {
+ public:
+  explicit reply_checker(const std::vector<request_frame>& frames) {
+    for (const auto& request : frames) {
+      if ((request.header.flags & flag_reply) != 0) awaited_.push_back(&request);
+    }
+    answered_.assign(awaited_.size(), false);
   }
-  std::vector<bool> answered(awaited.size(), false);
-  // Reads answered once they complete: their replies may come after those of later frames.
-  auto on_completion = [](const frame_header& asked) {
-    auto op = static_cast<opcode>(asked.opcode);
-    return (asked.flags & flag_reply_on_completion) != 0 &&
-           (op == opcode::read_buffer || op == opcode::read_buffer_rect ||
-            op == opcode::read_image);
-  };
-  bool attached = false;
-  frame_stream replies([&](const frame_header& header, std::span<const std::byte> prefix) {
+
+  void check(const frame_header& header, std::span<const std::byte> prefix) {
     auto reply = parse_reply(header, prefix);
-    if (!attached) {
+    if (!attached_) {
       if (header.opcode != (static_cast<std::uint16_t>(opcode::attach) | reply_bit) ||
           reply.status != CL_SUCCESS || header.payload_size != 16 + 4) {
         fail("attach refused: " + reply.message);
       }
-      attached = true;
+      attached_ = true;
       return;
     }
-    // Due: the first unanswered frame answered in order, or any unanswered read answered on
-    // completion before it.
-    std::size_t due = awaited.size();
-    for (std::size_t i = 0; i < awaited.size(); ++i) {
-      if (answered[i]) continue;
-      const frame_header& candidate = awaited[i]->header;
-      bool matches = header.sequence == candidate.sequence;
-      if (matches || !on_completion(candidate)) {
-        due = i;
-        break;
-      }
-    }
-    if (due == awaited.size()) {
+    std::size_t due = due_for(header);
+    if (due == awaited_.size()) {
       fail("reply " + std::to_string(header.opcode) + " (sequence " +
            std::to_string(header.sequence) + ") answers no reply-flagged request");
     }
-    answered[due] = true;
-    const frame_header& asked = awaited[due]->header;
+    answered_[due] = true;
+    const frame_header& asked = awaited_[due]->header;
     if (header.opcode != (asked.opcode | reply_bit) || header.sequence != asked.sequence ||
         header.flags != 0 || header.reserved != 0) {
       fail("reply " + std::to_string(header.opcode) + " (sequence " +
@@ -483,17 +407,55 @@ void fuzz_requests(server::device_server& server, std::span<const std::byte> byt
                    to_string(static_cast<opcode>(asked.opcode)), asked.sequence, reply.status,
                    reply.deferred, reply.message.c_str());
     }
-  });
+  }
+
+ private:
+  // Reads answered once they complete: their replies may come after those of later frames.
+  static bool on_completion(const frame_header& asked) {
+    auto op = static_cast<opcode>(asked.opcode);
+    return (asked.flags & flag_reply_on_completion) != 0 &&
+           (op == opcode::read_buffer || op == opcode::read_buffer_rect ||
+            op == opcode::read_image);
+  }
+
+  // Due: the first unanswered frame answered in order, or any unanswered read answered on
+  // completion before it; awaited_.size() when none is.
+  std::size_t due_for(const frame_header& header) const {
+    std::size_t due = awaited_.size();
+    for (std::size_t i = 0; i < awaited_.size(); ++i) {
+      if (answered_[i]) continue;
+      const frame_header& candidate = awaited_[i]->header;
+      bool matches = header.sequence == candidate.sequence;
+      if (matches || !on_completion(candidate)) {
+        due = i;
+        break;
+      }
+    }
+    return due;
+  }
+
+  std::vector<const request_frame*> awaited_;  // the input's reply-flagged frames, in order
+  std::vector<bool> answered_;
+  bool attached_ = false;
+};
+
+// Attaches the request connection to the session, and waits for its welcome.
+void attach_requests(client_socket& requests, frame_stream& replies, const session_keys& session) {
   writer attach;
   attach.put<std::uint32_t>(protocol_magic).put<std::uint16_t>(protocol_version).put_string("");
-  attach.put<std::uint64_t>(session_id).put<std::uint64_t>(key[0]).put<std::uint64_t>(key[1]);
+  attach.put<std::uint64_t>(session.id)
+      .put<std::uint64_t>(session.key[0])
+      .put<std::uint64_t>(session.key[1]);
   if (requests.pump(frame(opcode::attach, flag_reply, 0, attach), false, replies,
                     after_ms(config().close_ms), 1) != client_socket::outcome::frames) {
     fail("no welcome for attach");
   }
+}
 
-  // The input, until the server closes the connection (the end of the input, or a frame it
-  // refuses) or the time is up.
+// Writes the input, until the server closes the connection (the end of the input, or a frame it
+// refuses) or the time is up.
+client_socket::outcome send_input(client_socket& requests, frame_stream& replies,
+                                  std::span<const std::byte> bytes) {
   auto result = requests.pump(bytes, true, replies, after_ms(config().request_ms));
   if (result == client_socket::outcome::closed && !replies.between_frames()) {
     fail("the server closed a request connection in the middle of a frame");
@@ -502,21 +464,43 @@ void fuzz_requests(server::device_server& server, std::span<const std::byte> byt
     std::fprintf(stderr, "  (still busy after %d ms: closing the session under it)\n",
                  config().request_ms);
   }
+  return result;
+}
 
-  // The client leaves: closing the first connection closes the session, which closes the
-  // request connection too if it is still open.
+// The client leaves: closing the first connection closes the session, which closes the request
+// connection too if it is still open (`input` tells how sending the input ended).
+void leave_session(client_socket& anchor, frame_stream& notifications, client_socket& requests,
+                   frame_stream& replies, client_socket::outcome input) {
   anchor.half_close();
   if (anchor.pump({}, true, notifications, after_ms(config().close_ms)) ==
       client_socket::outcome::deadline) {
     fail("hang: the session was not closed within " + std::to_string(config().close_ms) +
          " ms of its client leaving");
   }
-  if (result == client_socket::outcome::deadline &&
+  if (input == client_socket::outcome::deadline &&
       requests.pump({}, true, replies, after_ms(config().close_ms)) ==
           client_socket::outcome::deadline) {
     fail("hang: a request connection stayed open " + std::to_string(config().close_ms) +
          " ms after its session closed");
   }
+}
+
+// A session opened properly; the input is written raw to its request connection.
+void fuzz_requests(server::device_server& server, std::span<const std::byte> bytes,
+                   const std::vector<request_frame>& frames) {
+  client_socket anchor(server.port());
+  session_keys session;
+  frame_stream notifications(check_notifications(session));
+  say_hello(anchor, notifications);
+
+  client_socket requests(server.port());
+  reply_checker checker(frames);
+  frame_stream replies([&checker](const frame_header& header, std::span<const std::byte> prefix) {
+    checker.check(header, prefix);
+  });
+  attach_requests(requests, replies, session);
+  auto input = send_input(requests, replies, bytes);
+  leave_session(anchor, notifications, requests, replies, input);
 }
 
 }  // namespace
