@@ -97,7 +97,7 @@ class shared_future : public detail::future_base<T> {
                   "shared_future<T>::then: the continuation must be callable with "
                   "shared_future<T>, or with const T& (with nothing for void)");
     using R = decltype(call::call(f, state_));
-    return detail::attach_then<R, call>(state_, std::move(ex), std::forward<F>(f));
+    return detail::attach_then<R, call>(state_ptr{state_}, std::move(ex), std::forward<F>(f));
   }
 };
 

@@ -51,12 +51,15 @@ class actor {
 
   /// True if both name the same actor.
   friend bool operator==(const actor& a, const actor& b) noexcept { return a.ptr_ == b.ptr_; }
-  /// True if the weak handle names this actor.
-  friend bool operator==(const actor_addr& a, const actor& b) noexcept { return a.ptr_ == b.ptr_; }
 
  private:
   abstract_actor* ptr_ = nullptr;
 };
+
+/// True if the weak handle names the actor of `b`.
+inline bool operator==(const actor_addr& a, const actor& b) noexcept {
+  return a.ptr_ == b.get();
+}
 
 }  // namespace troupe
 

@@ -8,6 +8,11 @@ namespace troupe {
 
 class abstract_actor;
 class actor;
+class actor_addr;
+
+/// True if `a` names the actor of `b`. Defined with actor, in actor.hpp: declared inline here,
+/// so that a use without actor.hpp fails to compile instead of to link.
+inline bool operator==(const actor_addr& a, const actor& b) noexcept;
 
 /// Weak handle: names an actor without keeping it alive (monitors, links, down messages).
 class actor_addr {
@@ -37,8 +42,7 @@ class actor_addr {
   friend bool operator==(const actor_addr& a, const actor_addr& b) noexcept {
     return a.ptr_ == b.ptr_;
   }
-  /// True if it names the actor of `b` (defined with actor, in actor.hpp).
-  friend bool operator==(const actor_addr& a, const actor& b) noexcept;
+  friend bool operator==(const actor_addr& a, const actor& b) noexcept;  // declared above
 
   // -- operations -----------------------------------------------------------
 

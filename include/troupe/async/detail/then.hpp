@@ -102,9 +102,10 @@ struct then_result {
 /// none) once `src` is ready, and returns the future of its result; R is what f returns, a
 /// returned future is unwrapped. `Call` says how f is called: `Call::takes_future` when f takes
 /// the (shared) future itself, and so sees an error; else an error skips f and becomes the
-/// result's. `Call::call(fn, src)` calls f.
+/// result's. `Call::call(fn, src)` calls f. `src` is taken only once the result's state is
+/// made, so that a future whose then() runs out of memory keeps its state.
 template <class R, class Call, class T, class F>
-future<typename unwrapped<R>::type> attach_then(intrusive_ptr<shared_state<T>> src,
+future<typename unwrapped<R>::type> attach_then(intrusive_ptr<shared_state<T>>&& src,
                                                 intrusive_ptr<executor> ex, F&& f) {
   using U = typename unwrapped<R>::type;
   auto out = make_counted<shared_state<U>>(inherited_executor(*src, ex));
