@@ -77,7 +77,7 @@ template <std::size_t P, class Tag, class T>
 global_argument<T> receive_input(const kernel_actor_base& actor, const Tag& tag,
                                  std::vector<T>& host, const request_shape& shape,
                                  device_slot& slot, request_memory& memory, dependencies& deps) {
-  check_expected<P>(actor, tag, host.size(), shape);
+  detail::check_expected<P>(actor, tag, host.size(), shape);
   if (host.empty()) {
     throw argument_error(actor.label(), P, tag_name<Tag>(), "the vector is empty");
   }
@@ -99,7 +99,7 @@ global_argument<T> receive_input(const kernel_actor_base& actor, const Tag& tag,
   if (!data.valid()) {
     throw argument_error(actor.label(), P, tag_name<Tag>(), "the mem_ref is empty");
   }
-  check_expected<P>(actor, tag, data.size(), shape);
+  detail::check_expected<P>(actor, tag, data.size(), shape);
   if (!(data.device() == slot.dev)) {
     throw argument_error(actor.label(), P, tag_name<Tag>(),
                          "the mem_ref is on " + data.device().name() + ", this request runs on " +
@@ -126,7 +126,7 @@ auto prepare_argument(const kernel_actor_base& actor, const Tag& tag, Inputs& in
     if constexpr (is_priv_v<Tag>) {
       return scalar_argument<std::remove_cvref_t<decltype(input)>>{input};
     } else {
-      return receive_input<P>(actor, tag, input, shape, slot, memory, deps);
+      return detail::receive_input<P>(actor, tag, input, shape, slot, memory, deps);
     }
   } else if constexpr (is_priv_v<Tag>) {
     return scalar_argument<decltype(tag.value)>{tag.value};

@@ -188,7 +188,7 @@ class kernel_actor final : public kernel_actor_base {
       future<void> launched = std::apply(
           [&](auto&... args) {
             return memory.queue.launch(prog, kernel_name_, range, deps,
-                                       launch_argument_of(args)...);
+                                       detail::launch_argument_of(args)...);
           },
           *arguments);
       if (launched.has_exception()) launched.get();  // throws the launch's error
@@ -222,7 +222,7 @@ class kernel_actor final : public kernel_actor_base {
     }
 
     auto results = [&]<std::size_t... Ps>(std::index_sequence<Ps...>) {
-      return std::tuple_cat(output_of<std::tuple_element_t<Ps, std::tuple<Tags...>>>(
+      return std::tuple_cat(detail::output_of<std::tuple_element_t<Ps, std::tuple<Tags...>>>(
           std::get<Ps>(*arguments), done, memory)...);
     }
     (std::make_index_sequence<positions>{});
@@ -270,12 +270,12 @@ class kernel_actor final : public kernel_actor_base {
     if constexpr (sizeof...(Outputs) > 0) {
       if (!all_ready) {
         // The handle keeps the actor (its mapping) alive until the outputs are there.
-        std::apply([](auto&&... r) { return when_all(as_future(std::move(r))...); },
+        std::apply([](auto&&... r) { return when_all(detail::as_future(std::move(r))...); },
                    std::move(results))
             .then(inline_execution,
-                  [this, actor = self(),
-                   promise](future<std::tuple<decltype(as_future(std::declval<Outputs>()))...>>
-                                all) mutable {
+                  [this, actor = self(), promise](
+                      future<std::tuple<decltype(detail::as_future(std::declval<Outputs>()))...>>
+                          all) mutable {
                     auto ready = all.get();
                     deliver_ready(ready, promise);
                   });
