@@ -4,7 +4,9 @@
 // OpenCL on a GPU machine).
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -33,6 +35,36 @@ inline std::vector<std::string> device_names() {
   }
   return names;
 }
+
+/// Fails the whole run, whatever its filter, when fewer devices are found than expected: as many
+/// as TROUPE_TEST_EXPECT_DEVICES says (the two-device reruns set 2), else 1 in CI (CI=true),
+/// where setup installs PoCL. A suite that runs once per device would otherwise pass with
+/// nothing run, and a test that needs two devices would skip.
+class expected_devices_check : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    std::size_t expected = 0;
+    if (const char* count = std::getenv("TROUPE_TEST_EXPECT_DEVICES"); count && *count) {
+      const char* end = count + std::strlen(count);
+      auto [stop, error] = std::from_chars(count, end, expected);
+      if (error != std::errc{} || stop != end)
+        FAIL() << "TROUPE_TEST_EXPECT_DEVICES: expected a count, found '" << count << "'";
+    } else if (const char* ci = std::getenv("CI"); ci && std::string{ci} == "true") {
+      expected = 1;
+    }
+    if (expected == 0) return;
+    actor_system sys{device_config(1)};
+    std::string found;
+    for (const auto& d : sys.devices()) found += (found.empty() ? ": " : ", ") + d.name();
+    if (sys.devices().size() < expected) {
+      FAIL() << "expected at least " << expected << " device(s) (TROUPE_TEST_EXPECT_DEVICES, or 1 "
+             << "where CI=true), found " << sys.devices().size() << found;
+    }
+  }
+};
+
+inline const bool expected_devices_registered =
+    (::testing::AddGlobalTestEnvironment(new expected_devices_check), true);
 
 /// Lets a device suite have no instances on a machine without devices. (A macro of our own:
 /// CMake's gtest_add_tests would read the "TEST(" in GoogleTest's name as a test.)
