@@ -23,16 +23,20 @@ inline troupe::config device_config(std::size_t threads = 2) {
   return cfg;
 }
 
-/// "<index>_<backend>_<name>", usable as a test-name suffix.
-inline std::vector<std::string> device_names() {
-  actor_system sys{device_config(1)};
-  std::vector<std::string> names;
-  std::size_t i = 0;
-  for (const auto& d : sys.devices()) {
-    std::string name = std::to_string(i++) + "_" + std::string{to_string(d.backend())} + "_";
-    for (char c : d.name()) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    names.push_back(name.substr(0, 60));
-  }
+/// "<index>_<backend>_<name>" of each device found, usable as a test-name suffix. Discovered
+/// once per process: every suite's instantiation and the expected-devices check share it.
+inline const std::vector<std::string>& device_names() {
+  static const std::vector<std::string> names = [] {
+    actor_system sys{device_config(1)};
+    std::vector<std::string> found;
+    std::size_t i = 0;
+    for (const auto& d : sys.devices()) {
+      std::string name = std::to_string(i++) + "_" + std::string{to_string(d.backend())} + "_";
+      for (char c : d.name()) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      found.push_back(name.substr(0, 60));
+    }
+    return found;
+  }();
   return names;
 }
 
@@ -53,12 +57,12 @@ class expected_devices_check : public ::testing::Environment {
       expected = 1;
     }
     if (expected == 0) return;
-    actor_system sys{device_config(1)};
+    const auto& names = device_names();
     std::string found;
-    for (const auto& d : sys.devices()) found += (found.empty() ? ": " : ", ") + d.name();
-    if (sys.devices().size() < expected) {
+    for (const auto& name : names) found += (found.empty() ? ": " : ", ") + name;
+    if (names.size() < expected) {
       FAIL() << "expected at least " << expected << " device(s) (TROUPE_TEST_EXPECT_DEVICES, or 1 "
-             << "where CI=true), found " << sys.devices().size() << found;
+             << "where CI=true), found " << names.size() << found;
     }
   }
 };
