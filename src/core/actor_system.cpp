@@ -11,9 +11,9 @@ namespace troupe {
 actor_system::actor_system(config cfg)
     : config_(std::move(cfg)),
       // A worker stands by for device responses only where that leaves other cores to run on.
-      scheduler_(detail::make_counted<detail::scheduler>(config_.resolved_threads(),
-                                                         detail::scheduler::default_spin_rounds,
-                                                         std::thread::hardware_concurrency() >= 4)),
+      scheduler_(detail::make_counted<detail::scheduler>(
+          config_.resolved_threads(), detail::scheduler::default_spin_rounds,
+          std::thread::hardware_concurrency() >= 4, config_.spare_threads)),
       timers_(std::make_unique<detail::timer_service>()) {
   if (config_.throughput == 0)
     throw error(errc::invalid_argument, "config::throughput: expected a positive number, found 0");

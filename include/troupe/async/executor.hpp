@@ -64,17 +64,7 @@ inline constexpr inline_execution_t inline_execution{};
 
 namespace detail {
 
-/// A thread that can do useful work while it waits for a future (a scheduler worker) installs
-/// one of these, so blocking `get()` on a worker runs other jobs instead of deadlocking.
-class wait_helper {
- public:
-  virtual ~wait_helper() = default;
-  /// Runs at most one pending job; returns false if none was available.
-  virtual bool try_run_one() = 0;
-};
-
-/// The current thread's helper and default executor (both null outside scheduler workers).
-wait_helper*& this_thread_wait_helper() noexcept;
+/// The current thread's default executor (null outside scheduler workers).
 executor*& this_thread_executor() noexcept;
 
 }  // namespace detail

@@ -102,7 +102,8 @@ class state_base : public ref_counted {
     if (!try_push(c)) c->fire();
   }
 
-  /// Blocks until ready. On a scheduler worker it runs other jobs meanwhile.
+  /// Blocks until ready. On a scheduler worker, a spare worker takes this one's place while it
+  /// blocks (see blocking_handler); throws troupe::error if none may.
   void wait() const;
 
   /// Like wait(); returns false if the deadline passed first.
