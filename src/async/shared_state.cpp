@@ -19,6 +19,16 @@ executor*& this_thread_executor() noexcept {
   return current;
 }
 
+namespace {
+
+/// Runs `c`, then releases the work it held: what it wakes is scheduled by then.
+void run_holding_work(continuation& c) noexcept {
+  auto held = std::move(c.work);
+  c.run();
+}
+
+}  // namespace
+
 void continuation::run_inline() noexcept {
   constexpr int max_depth = 64;
   thread_local int depth = 0;
@@ -31,13 +41,13 @@ void continuation::run_inline() noexcept {
     return;
   }
   ++depth;
-  run();
+  run_holding_work(*this);
   if (depth == 1) {
     while (deferred_head != nullptr) {
       auto* c = deferred_head;
       deferred_head = c->next;
       if (deferred_head == nullptr) deferred_tail = nullptr;
-      c->run();
+      run_holding_work(*c);
     }
   }
   --depth;
@@ -151,7 +161,7 @@ class blocking_section {
 bool wait_with(state_base& state, std::chrono::steady_clock::time_point deadline, bool timed) {
   blocking_section blocking{this_thread_blocking_handler()};
   auto* node = new waiter;
-  state.attach(node);
+  state.attach_waiter(node);
   bool ready = true;
   if (timed) {
     ready = node->wait_until(deadline);

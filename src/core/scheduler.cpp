@@ -213,6 +213,7 @@ void scheduler::worker::park() {
     if (it != sleepers.end()) {
       sleepers.erase(it);
       parent_.num_sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+      ++parent_.wakeups_;
       return;
     }
     // Someone popped us already and will unpark us: fall through and take that notification.
@@ -276,6 +277,7 @@ void scheduler::hand_off(worker& w) {
       if (!spares_.empty()) {
         spare = spares_.back();
         spares_.pop_back();
+        ++wakeups_;
       } else if (started() < workers_.size()) {
         start_spare();
       } else {
@@ -337,6 +339,7 @@ void scheduler::start_spare() {
   }
   workers_[index] = std::move(fresh);
   started_.store(index + 1, std::memory_order_release);
+  ++wakeups_;
 }
 
 void scheduler::schedule(job* j) {
@@ -383,7 +386,8 @@ void scheduler::wake_sleeper() {
     w = sleepers_.back();
     sleepers_.pop_back();
     num_sleepers_.fetch_sub(1, std::memory_order_seq_cst);
-    }
+    ++wakeups_;
+  }
   w->unpark();
 }
 
@@ -391,6 +395,20 @@ bool scheduler::idle() const {
   std::lock_guard guard{sleep_mutex_};
   const std::size_t standing_by = this->standing_by() ? 1 : 0;
   return sleepers_.size() + spares_.size() + standing_by == started() && !has_work();
+}
+
+std::optional<std::uint64_t> scheduler::quiet_wakeups() const {
+  std::lock_guard guard{sleep_mutex_};
+  if (sleepers_.size() + spares_.size() != started() || has_work()) return std::nullopt;
+  return wakeups_;
+}
+
+void scheduler::work_started() noexcept {
+  work_in_flight_.fetch_add(1, std::memory_order_seq_cst);
+}
+
+void scheduler::work_finished() noexcept {
+  work_in_flight_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
 void scheduler::expect_work_until(std::chrono::steady_clock::time_point until) noexcept {

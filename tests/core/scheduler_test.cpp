@@ -151,12 +151,24 @@ TEST(scheduler, a_blocked_worker_is_replaced_by_a_spare_that_retires_after) {
     // The only worker blocks; a job sent now runs all the same, on the spare.
     s.schedule(new counting_job{runs});
     ASSERT_TRUE(eventually([&] { return runs.load() == 1; })) << "round " << round;
-    EXPECT_FALSE(s.idle()) << "a worker blocked in get() runs a job";
+    EXPECT_FALSE(s.quiet_wakeups()) << "a worker blocked in get() runs a job";
     gate.set_value(round + 1);
     ASSERT_TRUE(eventually([&] { return got.load() == round + 1 && s.idle(); }));
     // One spare serves every round: the one that retired is woken again.
     EXPECT_EQ(s.started_workers(), 2u) << "round " << round;
   }
+  s.stop();
+}
+
+TEST(scheduler, quiet_wakeups_change_whenever_a_parked_worker_runs) {
+  scheduler s{2};
+  s.start();
+  ASSERT_TRUE(eventually([&] { return s.quiet_wakeups().has_value(); }));
+  auto before = s.quiet_wakeups();
+  std::atomic<int> runs{0};
+  s.schedule(new counting_job{runs});
+  ASSERT_TRUE(eventually([&] { return runs.load() == 1 && s.quiet_wakeups().has_value(); }));
+  EXPECT_NE(s.quiet_wakeups(), before);
   s.stop();
 }
 

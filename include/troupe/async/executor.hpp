@@ -38,6 +38,15 @@ class executor : public detail::ref_counted {
   /// this executor spins meanwhile instead of sleeping.
   virtual bool expects_work() const noexcept { return false; }
 
+  /// Counts work in flight that will schedule jobs here later: a continuation that waits for a
+  /// promise, a device command. An executor that must know when nothing can give it work any
+  /// more (the actor system's, at shutdown) waits for all of it. Paired with work_finished;
+  /// use a work_guard rather than calling them. The default ignores them.
+  virtual void work_started() noexcept {}
+
+  /// Ends what one work_started began, after the jobs it schedules are scheduled.
+  virtual void work_finished() noexcept {}
+
   /// Runs `f()` on this executor.
   template <class F>
   void post(F&& f) {

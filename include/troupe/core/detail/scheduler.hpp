@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,6 +53,8 @@ class scheduler final : public executor {
   void schedule(job* j) override;
   void expect_work_until(std::chrono::steady_clock::time_point until) noexcept override;
   bool expects_work() const noexcept override;
+  void work_started() noexcept override;
+  void work_finished() noexcept override;
 
   /// Puts `j` in a worker's inbox rather than the local deque, whose owner would pop it next:
   /// for actors that used up their throughput (so others get a turn) and for other threads.
@@ -79,6 +82,17 @@ class scheduler final : public executor {
   bool standing_by() const noexcept {
     return standby_.load(std::memory_order_seq_cst) == standby_state::held;
   }
+
+  /// Pieces of work in flight (see executor::work_started).
+  std::int64_t work_in_flight() const noexcept {
+    return work_in_flight_.load(std::memory_order_seq_cst);
+  }
+
+  /// If every worker is parked (none runs, searches, stands by or is blocked) and no job is
+  /// queued: the number of times a parked worker was woken so far. Two equal results mean
+  /// that no worker ran anything in between, so nothing that only a job creates (a timer, work
+  /// in flight) can have appeared meanwhile. Empty otherwise.
+  std::optional<std::uint64_t> quiet_wakeups() const;
 
  public:
   class worker;
@@ -118,12 +132,13 @@ class scheduler final : public executor {
   std::atomic<std::size_t> started_{0};
   std::size_t spin_rounds_;
 
-  /// Guards parking, blocking and retiring: sleepers_, spares_, surplus_'s changes, and the
-  /// start of spares.
+  /// Guards parking, blocking and retiring: sleepers_, spares_, surplus_'s changes, wakeups_,
+  /// and the start of spares.
   mutable std::mutex sleep_mutex_;
   std::vector<worker*> sleepers_;
   std::atomic<std::size_t> num_sleepers_{0};
   std::vector<worker*> spares_;  ///< retired spares, parked; not woken for work
+  std::uint64_t wakeups_ = 0;    ///< parked workers woken (or spares started) so far
   std::atomic<std::size_t> searching_{0};
   bool standby_enabled_;
   std::atomic<int> standby_{standby_state::none};
@@ -134,6 +149,9 @@ class scheduler final : public executor {
   /// Read by every worker before each job, so on a cache line of its own, which only blocking
   /// and retiring write.
   alignas(64) std::atomic<std::int64_t> surplus_{0};
+  /// Written where continuations wait and fire: kept off the lines above.
+  alignas(64) std::atomic<std::int64_t> work_in_flight_{0};
+  char padding_[64 - sizeof(std::atomic<std::int64_t>)] = {};
 };
 
 }  // namespace troupe::detail
