@@ -111,15 +111,17 @@ class state_base : public ref_counted {
   /// Marks the state as settled by a promise. Set before the future is handed out.
   void set_settled_by_promise() noexcept { settled_by_promise_ = true; }
 
-  /// Fires `c` when this state becomes ready; at once if it already is. While `c` waits for a
-  /// promise, it counts as work in flight on the executor it will run on (its target, else the
-  /// scheduler of the worker that attaches it): the actor system's shutdown waits for it.
+  /// Fires `c` when this state becomes ready; at once if it already is. Attached by a job on a
+  /// scheduler worker (an actor's handler, say) while it waits for a promise, `c` counts as work
+  /// in flight on the executor it will run on (its target, else that scheduler): the actor
+  /// system's shutdown waits for it. What other threads attach is their own business, as what
+  /// they send is, and costs nothing here.
   void attach(continuation* c) noexcept {
     if (!is_ready()) {
       if (origin_) origin_->awaited();
       if (settled_by_promise_) {
-        executor* runs_on = c->target ? c->target.get() : this_thread_executor();
-        if (runs_on != nullptr) c->work = work_guard{*runs_on};
+        if (executor* worker_executor = this_thread_executor())
+          c->work = work_guard{c->target ? *c->target : *worker_executor};
       }
     }
     if (!try_push(c)) c->fire();

@@ -42,14 +42,19 @@ class when_all_frame {
   /// Attaches to every input state. The frame may be gone when this returns.
   future<Sequence> start(const std::vector<state_base*>& states) {
     out_ = make_counted<shared_state<Sequence>>(states.front()->default_executor());
-    for (auto* input : states)
-      if (input->settled_by_promise()) out_->set_settled_by_promise();
     auto result = future_access::make<future<Sequence>>(out_);
+    auto& out = *future_access::state(result);  // out_ is gone once the last input arrives
     for (std::size_t i = 0; i < states.size(); ++i) {
       nodes_[i].frame = this;
       nodes_[i].index = i;
     }
-    for (std::size_t i = 0; i < states.size(); ++i) states[i]->attach(&nodes_[i]);
+    // Each input's flag is read where it is attached: its state is in the cache then.
+    bool settled_by_promise = false;
+    for (std::size_t i = 0; i < states.size(); ++i) {
+      settled_by_promise = settled_by_promise || states[i]->settled_by_promise();
+      states[i]->attach(&nodes_[i]);
+    }
+    if (settled_by_promise) out.set_settled_by_promise();  // nobody else holds `out` yet
     return result;
   }
 

@@ -32,14 +32,19 @@ class when_any_frame {
 
   future<result_type> start(const std::vector<state_base*>& states) {
     out_ = make_counted<shared_state<result_type>>(states.front()->default_executor());
-    for (auto* input : states)
-      if (input->settled_by_promise()) out_->set_settled_by_promise();
     auto result = future_access::make<future<result_type>>(out_);
+    auto& out = *future_access::state(result);  // out_ is gone once the last input arrives
     for (std::size_t i = 0; i < states.size(); ++i) {
       nodes_[i].frame = this;
       nodes_[i].index = i;
     }
-    for (std::size_t i = 0; i < states.size(); ++i) states[i]->attach(&nodes_[i]);
+    // Each input's flag is read where it is attached: its state is in the cache then.
+    bool settled_by_promise = false;
+    for (std::size_t i = 0; i < states.size(); ++i) {
+      settled_by_promise = settled_by_promise || states[i]->settled_by_promise();
+      states[i]->attach(&nodes_[i]);
+    }
+    if (settled_by_promise) out.set_settled_by_promise();  // nobody else holds `out` yet
     return result;
   }
 

@@ -57,11 +57,12 @@ class function_actor final : public event_based_actor {
 /// The destructor drops the registry's handles, then waits until every actor has ended. It
 /// waits as long as anything in flight can still wake an actor: a job queued or running (a
 /// handler blocked in get() included), a pending timer (a request's timeout), a device command
-/// not yet completed, or a continuation (then, or a handler's returned future) waiting for a
-/// promise that is still alive. Once none is left, the actors that remain can never receive
-/// another message (a reference cycle, a handle kept in a container that outlives the system):
-/// they are ended with errc::user_shutdown, and the destructor returns once they have. Threads
-/// outside the system that still hold handles, or response promises, are not waited for.
+/// not yet completed, or a continuation that a job on a worker attached (then in a handler, a
+/// handler's returned future) waiting for a promise that is still alive. Once none is left, the
+/// actors that remain can never receive another message (a reference cycle, a handle kept in a
+/// container that outlives the system): they are ended with errc::user_shutdown, and the
+/// destructor returns once they have. Threads outside the system that hold handles or response
+/// promises, or attach continuations themselves, are not waited for.
 class actor_system {
  public:
   // -- constructors ---------------------------------------------------------
