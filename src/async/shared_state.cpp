@@ -97,11 +97,6 @@ class waiter final : public continuation {
     release_one();
   }
 
-  bool done() {
-    std::lock_guard guard{mutex_};
-    return done_;
-  }
-
   /// Waits until done or the deadline; returns done.
   bool wait_until(std::chrono::steady_clock::time_point deadline) {
     std::unique_lock lock{mutex_};

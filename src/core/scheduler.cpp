@@ -24,8 +24,11 @@ class scheduler::worker final : public blocking_handler {
     if (thread_.joinable()) thread_.join();
   }
 
-  /// Jobs this worker pushed for itself wait for it, or for a searcher: nobody was woken.
-  bool hand_off_at_once() const noexcept override { return !deque_.empty(); }
+  /// Jobs this worker pushed for itself wait for it, and nobody was woken for them: unless a
+  /// worker searches (and will steal them soon), only a hand-off gets them run.
+  bool hand_off_at_once() const noexcept override {
+    return !deque_.empty() && parent_.searching_.load(std::memory_order_relaxed) == 0;
+  }
   void begin_blocking() override { parent_.hand_off(*this); }
   void end_blocking() noexcept override { parent_.take_back(*this); }
 
@@ -140,13 +143,6 @@ void scheduler::worker::loop() {
   this_thread_executor() = &parent_;
   bool woken = false;
   for (;;) {
-    // A blocked worker resumed, so one worker too many runs: the first that looks for work with
-    // none of its own queued retires.
-    if (parent_.surplus_.load(std::memory_order_relaxed) > 0 && deque_.empty() &&
-        parent_.retire(*this)) {
-      woken = true;
-      continue;
-    }
     job* j = find_job();
     bool last_searcher = false;
     if (j == nullptr) {
@@ -173,6 +169,13 @@ void scheduler::worker::loop() {
       continue;
     }
     if (parent_.stopping_.load(std::memory_order_acquire)) break;
+    // A blocked worker resumed, so one worker too many runs: the first to find no work retires
+    // as a spare (as ForkJoinPool trims at idle time). Until then the extra worker searches,
+    // and takes what the next get() on a worker leaves queued without a hand-off.
+    if (parent_.surplus_.load(std::memory_order_relaxed) > 0 && parent_.retire(*this)) {
+      woken = true;
+      continue;
+    }
     park();
     woken = true;
   }

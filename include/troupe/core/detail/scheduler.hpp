@@ -28,8 +28,9 @@ namespace troupe::detail {
 /// A worker that blocks in future::get() hands its place to a spare worker first (compensation,
 /// as in Java's ForkJoinPool and Go's scheduler): a retired spare is woken, or a new one started,
 /// so that `threads` workers stay unblocked; no job ever runs on a blocked worker's stack. When
-/// the blocked worker resumes, one worker too many runs; the next one to look for work retires
-/// and parks as a spare. The spares are limited; past the limit, get() on a worker throws.
+/// the blocked worker resumes, one worker too many runs; the next one that looks for work and
+/// finds none retires and parks as a spare. The spares are limited; past the limit, get() on a
+/// worker throws.
 ///
 /// While work is expected (expect_work_until: the device layer's completion thread polls a
 /// command that will end in a response), one worker stands by: instead of parking, it watches
@@ -145,9 +146,8 @@ class scheduler final : public executor {
   std::atomic<std::int64_t> work_expected_until_{0};  ///< steady_clock ticks
   std::atomic<bool> running_{false};
   std::atomic<bool> stopping_{false};
-  /// Unblocked, unretired workers minus threads_: above 0, the next to look for work retires.
-  /// Read by every worker before each job, so on a cache line of its own, which only blocking
-  /// and retiring write.
+  /// Unblocked, unretired workers minus threads_: above 0, the next to find no work retires.
+  /// On a cache line of its own, which only blocking and retiring write.
   alignas(64) std::atomic<std::int64_t> surplus_{0};
   /// Written where continuations wait and fire: kept off the lines above.
   alignas(64) std::atomic<std::int64_t> work_in_flight_{0};
