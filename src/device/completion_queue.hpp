@@ -56,6 +56,12 @@ class completion_queue {
   const intrusive_ptr<event_retirement>& retirement() const noexcept { return retired_; }
   static constexpr std::size_t most_retired = 256;
 
+  /// Whether the thread sleeps until news comes (for tests, which wait for it to).
+  bool sleeps() {
+    std::lock_guard guard{mutex_};
+    return sleeps_untimed_;
+  }
+
   /// Issues what issue_later() was told of, covers what cover_later() was told of, blocks until
   /// everything watched so far is done, then ends the thread.
   void stop();

@@ -82,6 +82,14 @@ class counted_event final : public backend_event {
   tally& tally_;
 };
 
+/// Whether `queue`'s thread falls asleep within 20 s (polled: it tells nobody).
+bool asleep_soon(completion_queue& queue) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!queue.sleeps() && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  return queue.sleeps();
+}
+
 /// Runs jobs inline and records the hints it is given.
 class hint_recorder final : public executor {
  public:
@@ -159,8 +167,8 @@ TEST(completion_queue, drops_an_event_left_to_it_on_its_thread_once_it_is_idle) 
     hint_recorder results;
     counted_event::tally tally;
     completion_queue queue{mode, results};
-    // Long enough for the thread to fall asleep first: the event must wake it.
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    // The thread falls asleep first: the event must wake it.
+    ASSERT_TRUE(asleep_soon(queue)) << "the idle thread did not fall asleep";
     queue.retirement()->release_later(event_ptr{new counted_event(tally), adopt_ref});
     ASSERT_TRUE(tally.wait_for(1)) << "the idle thread did not drop the event";
     EXPECT_NE(tally.where(), std::this_thread::get_id());
@@ -177,7 +185,8 @@ TEST(completion_queue, keeps_events_left_to_it_while_a_command_is_in_flight_unti
   const int most = static_cast<int>(completion_queue::most_retired);
   for (int i = 0; i + 1 < most; ++i)
     queue.retirement()->release_later(event_ptr{new counted_event(tally), adopt_ref});
-  // The command never ends meanwhile, so the thread is never idle: it keeps them all.
+  // The command never ends meanwhile, so the thread is never idle: it keeps them all. Time
+  // passes on purpose, for a thread that wrongly dropped them to do so.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(tally.dropped.load(), 0);
   EXPECT_EQ(queue.retirement()->waiting(), completion_queue::most_retired - 1);

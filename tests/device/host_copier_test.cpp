@@ -100,6 +100,7 @@ TEST(host_copier, copies_only_what_its_gate_has_opened) {
   // The gate opens a quarter piece at a time; before each step, nothing beyond it was written.
   int written_ahead = 0;
   for (std::size_t open = 0; open < bytes;) {
+    // Time passes on purpose: a copier that wrongly ran ahead of the gate would do so now.
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     if (!std::all_of(target.begin() + static_cast<std::ptrdiff_t>(open / sizeof(std::uint32_t)),
                      target.end(), [](auto x) { return x == 0xdeadbeef; }))
