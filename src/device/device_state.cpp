@@ -3,6 +3,7 @@
 #include "device/backend.hpp"
 #include "device/device_manager.hpp"
 #include "troupe/async/promise.hpp"
+#include "troupe/device/detail/fresh_memory.hpp"
 #include "troupe/device/program.hpp"
 
 namespace troupe::detail {
@@ -12,7 +13,8 @@ device_state::device_state(device_manager& manager, std::unique_ptr<backend_devi
     : manager_(&manager),
       backend_(std::move(backend)),
       results_(std::move(results)),
-      retired_events_(manager.completions().retirement()) {}
+      retired_events_(manager.completions().retirement()),
+      fresh_(manager.fresh()) {}
 
 device_state::~device_state() = default;
 

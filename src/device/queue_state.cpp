@@ -11,6 +11,7 @@
 #include "device/issue_command.hpp"
 #include "troupe/device/detail/buffer_state.hpp"
 #include "troupe/device/detail/device_state.hpp"
+#include "troupe/device/detail/fresh_memory.hpp"
 #include "troupe/device/detail/program_state.hpp"
 #include "troupe/support/stage_trace.hpp"
 
@@ -251,7 +252,7 @@ void queue_state::submit_staged_copy(pending& op, const dependency_list& deps) {
   };
   intrusive_ptr<staging> stage{new staging(op.cmd.bytes), adopt_ref};
   if (op.cmd.bytes >= fresh_memory_threshold)
-    prepare_fresh_memory(stage->bytes.get(), op.cmd.bytes);
+    device_->fresh().prepare(stage->bytes.get(), op.cmd.bytes);
   auto& source = op.cmd.buffer;
   auto& target = op.cmd.target;
   auto& source_queue = &source->device() == device_ ? *this : source->device().default_queue();

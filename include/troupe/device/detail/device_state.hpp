@@ -20,6 +20,7 @@ namespace troupe::detail {
 class backend_device;
 class device_manager;
 class event_retirement;
+class fresh_memory;
 class queue_state;
 
 /// A device as the frontend holds it. Handles (device, buffers, queues, programs) keep it, and
@@ -43,6 +44,9 @@ class device_state final : public ref_counted {
   device_manager* manager() const noexcept { return manager_; }
   /// The completion thread's, kept past the actor system (see event_retirement).
   event_retirement& retired_events() const noexcept { return *retired_events_; }
+  /// The system's threads that ready fresh host memory for reads, kept past the system (which
+  /// ends its threads).
+  fresh_memory& fresh() const noexcept { return *fresh_; }
 
   /// Throws troupe::error(errc::system_gone) naming the device once the system is gone.
   void check_open(const char* caller) const;
@@ -59,6 +63,7 @@ class device_state final : public ref_counted {
   std::unique_ptr<backend_device> backend_;
   intrusive_ptr<executor> results_;
   intrusive_ptr<event_retirement> retired_events_;
+  intrusive_ptr<fresh_memory> fresh_;
   mutable std::shared_mutex open_mutex_;  // guards manager_
   mutable std::mutex mutex_;              // guards the rest
   intrusive_ptr<queue_state> default_queue_;
