@@ -6,7 +6,9 @@
 // Threading contract:
 // - backend_device and backend_program methods may be called from any thread at any time.
 // - The methods of one backend_queue are called by one thread at a time (the frontend holds the
-//   queue's lock), from scheduler workers. They must never wait for the device.
+//   queue's lock), from scheduler workers, the completion thread and the device's copy thread.
+//   They must never wait for the device, but for the commands that may_block_in() names, which
+//   only the copy thread issues.
 // - backend_event::query, notify and finish are called by the completion path.
 // Failures are thrown as troupe::error with a message that names the operation and the device.
 
@@ -191,6 +193,12 @@ class backend_queue {
   /// queue (queue_state::hand_on), and drops the events that commands' futures leave behind
   /// (event_retirement).
   virtual bool prefers_one_launching_thread() const noexcept { return false; }
+  /// Whether the driver may return from enqueuing a command of kind `what` only once the device
+  /// has run it and what came before it on the queue: NVIDIA's OpenCL returns from a read,
+  /// non-blocking or not, staged or not, once the kernel before it and the copy are done. Such
+  /// commands are issued by their device's copy thread (copy_issuer), never by a scheduler
+  /// worker, and never by the completion thread, which must go on polling.
+  virtual bool may_block_in(command::kind /*what*/) const noexcept { return false; }
 };
 
 /// For a read given a destination_gate that would not be staged: written straight into, its

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -18,6 +20,7 @@ class program;
 namespace troupe::detail {
 
 class backend_device;
+class copy_issuer;
 class device_manager;
 class event_retirement;
 class fresh_memory;
@@ -56,7 +59,20 @@ class device_state final : public ref_counted {
   queue_state& default_queue();
   intrusive_ptr<queue_state> make_queue();
 
+  /// Hands `queue` to the device's copy thread (copy_issuer), started on first use, which
+  /// issues its ready commands. False once the actor system is gone.
+  bool issue_on_copy_thread(intrusive_ptr<queue_state> queue);
+
   future<program> compile(const std::string& source, const std::string& options);
+
+  /// For tests: `hook` runs on the thread that issues a command the driver may block in
+  /// (backend_queue::may_block_in), right before it is issued, so that a test may stand in for
+  /// a driver that blocks there. Set it before such commands are submitted.
+  void set_blocking_issue_hook(std::function<void()> hook);
+  /// Runs the hook, if one is set.
+  void before_blocking_issue() const {
+    if (has_blocking_issue_hook_.load(std::memory_order_acquire)) blocking_issue_hook_();
+  }
 
  private:
   device_manager* manager_;
@@ -67,8 +83,12 @@ class device_state final : public ref_counted {
   mutable std::shared_mutex open_mutex_;  // guards manager_
   mutable std::mutex mutex_;              // guards the rest
   intrusive_ptr<queue_state> default_queue_;
+  /// Made on first use, while open; stopped by close(), destroyed with the device.
+  std::unique_ptr<copy_issuer> copies_;
   /// Programs by (options, source): the in-memory program cache.
   std::map<std::string, shared_future<program>> programs_;
+  std::function<void()> blocking_issue_hook_;  // written once, before has_blocking_issue_hook_
+  std::atomic<bool> has_blocking_issue_hook_{false};
 };
 
 }  // namespace troupe::detail
