@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "device/device_waits.hpp"
 #include "troupe/async/error.hpp"
 #include "troupe/device/detail/command.hpp"
 #include "troupe/device/device_info.hpp"
@@ -191,7 +192,7 @@ class backend_queue {
   /// event released on another thread while it launches). Then the completion thread issues
   /// every launch that nobody waits for, not only those that come while it is awake for the
   /// queue (queue_state::hand_on), and drops the events that commands' futures leave behind
-  /// (event_retirement).
+  /// (retirement).
   virtual bool prefers_one_launching_thread() const noexcept { return false; }
   /// Whether the driver may return from enqueuing a command of kind `what` only once the device
   /// has run it and what came before it on the queue: NVIDIA's OpenCL returns from a read,
@@ -243,6 +244,9 @@ class backend_device {
 
   /// Events of this device's queues; see backend_event::domain.
   virtual const void* domain() const noexcept = 0;
+
+  /// The driver calls that waited for this device on a scheduler worker: none, which tests check.
+  virtual const device_waits& waits() const noexcept = 0;
 
   /// Whether copy_peer to `other` works (CUDA peer access between two GPUs).
   virtual bool can_copy_peer(const backend_device& /*other*/) const { return false; }

@@ -14,13 +14,17 @@ device_state::device_state(device_manager& manager, std::unique_ptr<backend_devi
     : manager_(&manager),
       backend_(std::move(backend)),
       results_(std::move(results)),
-      retired_events_(manager.completions().retirement()),
+      retired_(manager.completions().retirement()),
       fresh_(manager.fresh()) {}
 
 device_state::~device_state() = default;
 
 const device_info& device_state::info() const noexcept {
   return backend_->info;
+}
+
+std::size_t device_state::waits_on_workers() const noexcept {
+  return backend_->waits().on_workers();
 }
 
 bool device_state::is_open() const {

@@ -7,8 +7,9 @@
 #include "device/backend.hpp"
 #include "device/completion_queue.hpp"
 #include "device/device_manager.hpp"
-#include "device/event_retirement.hpp"
+#include "device/device_waits.hpp"
 #include "device/issue_command.hpp"
+#include "device/retirement.hpp"
 #include "troupe/device/detail/buffer_state.hpp"
 #include "troupe/device/detail/device_state.hpp"
 #include "troupe/device/detail/fresh_memory.hpp"
@@ -29,9 +30,9 @@ class command_marker final : public state_origin {
   explicit command_marker(queue_state& queue) : queue_(&queue), device_(&queue.device()) {}
   ~command_marker() override {
     // The event's last reference: left to the completion thread where the driver charges for
-    // calls beside the launching thread (see event_retirement).
+    // calls beside the launching thread (see retirement).
     if (owner_ && owner_->unique() && queue_->prefers_one_launching_thread())
-      device_->retired_events().release_later(std::move(owner_));
+      device_->retired().release_later(std::move(owner_));
   }
 
   /// The command has its place in the queue's order (submit()): a command submitted to the
@@ -153,7 +154,12 @@ queue_state::queue_state(device_state& device, bool keep_device,
       backend_(std::move(backend)),
       may_block_(may_block_in_any(backend_.get())) {}
 
-queue_state::~queue_state() = default;
+queue_state::~queue_state() {
+  // Every command on the queue has ended by now: each holds the queue (its marker) until the
+  // completion queue has seen it end. Still, the backend queue's destructor waits for the device
+  // (clFinish), which no worker may call: the completion thread drops it instead.
+  if (backend_ && on_scheduler_worker()) device_->retired().release_later(std::move(backend_));
+}
 
 bool queue_state::stages_reads_of(std::size_t bytes) const noexcept {
   return backend_->stages_reads_of(bytes);

@@ -35,6 +35,7 @@ class opencl_device final : public backend_device {
 
   std::string cache_identity() const override { return identity_; }
   const void* domain() const noexcept override { return context_->context; }
+  const device_waits& waits() const noexcept override { return context_->waits; }
 
  private:
   std::string build_log(cl_program p) const;

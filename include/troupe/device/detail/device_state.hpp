@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,9 +23,9 @@ namespace troupe::detail {
 class backend_device;
 class copy_issuer;
 class device_manager;
-class event_retirement;
 class fresh_memory;
 class queue_state;
+class retirement;
 
 /// A device as the frontend holds it. Handles (device, buffers, queues, programs) keep it, and
 /// so its driver context, alive; the manager closes it when the actor system goes.
@@ -45,11 +46,15 @@ class device_state final : public ref_counted {
   std::shared_lock<std::shared_mutex> hold_open() const { return std::shared_lock{open_mutex_}; }
   /// The manager, or null once the actor system is gone. Use only under hold_open().
   device_manager* manager() const noexcept { return manager_; }
-  /// The completion thread's, kept past the actor system (see event_retirement).
-  event_retirement& retired_events() const noexcept { return *retired_events_; }
+  /// Where events and queues go to be dropped by the completion thread; kept past the actor
+  /// system (see retirement).
+  detail::retirement& retired() const noexcept { return *retired_; }
   /// The system's threads that ready fresh host memory for reads, kept past the system (which
   /// ends its threads).
   fresh_memory& fresh() const noexcept { return *fresh_; }
+
+  /// How many driver calls waited for the device on a scheduler worker: none may (tests check).
+  std::size_t waits_on_workers() const noexcept;
 
   /// Throws troupe::error(errc::system_gone) naming the device once the system is gone.
   void check_open(const char* caller) const;
@@ -78,7 +83,7 @@ class device_state final : public ref_counted {
   device_manager* manager_;
   std::unique_ptr<backend_device> backend_;
   intrusive_ptr<executor> results_;
-  intrusive_ptr<event_retirement> retired_events_;
+  intrusive_ptr<detail::retirement> retired_;
   intrusive_ptr<fresh_memory> fresh_;
   mutable std::shared_mutex open_mutex_;  // guards manager_
   mutable std::mutex mutex_;              // guards the rest
