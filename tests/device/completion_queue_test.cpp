@@ -90,6 +90,49 @@ bool asleep_soon(completion_queue& queue) {
   return queue.sleeps();
 }
 
+/// A backend queue that counts, as counted_event does, where it was dropped; nothing is ever
+/// enqueued on it.
+class counted_queue final : public backend_queue {
+ public:
+  explicit counted_queue(counted_event::tally& t) : tally_(t) {}
+  ~counted_queue() override {
+    {
+      std::lock_guard guard{tally_.mutex};
+      tally_.last_on = std::this_thread::get_id();
+    }
+    tally_.dropped.fetch_add(1);
+  }
+  event_ptr write(backend_memory&, std::size_t, const void*, std::size_t, bool,
+                  wait_list) override {
+    return unused();
+  }
+  event_ptr read(backend_memory&, std::size_t, void*, std::size_t, bool,
+                 intrusive_ptr<destination_gate>, wait_list) override {
+    return unused();
+  }
+  bool stages_reads_of(std::size_t) const noexcept override { return false; }
+  event_ptr fill(backend_memory&, std::size_t, std::size_t, const void*, std::size_t,
+                 wait_list) override {
+    return unused();
+  }
+  event_ptr copy(backend_memory&, std::size_t, backend_memory&, std::size_t, std::size_t,
+                 wait_list) override {
+    return unused();
+  }
+  event_ptr launch(backend_kernel&, const launch_shape&, std::span<const kernel_argument>,
+                   wait_list, launch_event) override {
+    return unused();
+  }
+  event_ptr mark() override { return unused(); }
+  void flush() override {}
+
+ private:
+  [[noreturn]] static event_ptr unused() {
+    throw error(errc::runtime_error, "counted_queue: no command is enqueued on it");
+  }
+  counted_event::tally& tally_;
+};
+
 /// Runs jobs inline and records the hints it is given.
 class hint_recorder final : public executor {
  public:
@@ -176,6 +219,18 @@ TEST(completion_queue, drops_an_event_left_to_it_on_its_thread_once_it_is_idle) 
   }
 }
 
+TEST(completion_queue, drops_a_queue_left_to_it_on_its_thread) {
+  // A backend queue's destructor waits for the device: a worker that drops a queue leaves it
+  // here (queue_state).
+  hint_recorder results;
+  counted_event::tally tally;
+  completion_queue queue{completion_queue::mode::polling, results};
+  queue.retirement()->release_later(std::make_unique<counted_queue>(tally));
+  ASSERT_TRUE(tally.wait_for(1)) << "the idle thread did not drop the queue";
+  EXPECT_NE(tally.where(), std::this_thread::get_id());
+  EXPECT_EQ(queue.retirement()->waiting(), 0u);
+}
+
 TEST(completion_queue, keeps_events_left_to_it_while_a_command_is_in_flight_until_many_wait) {
   hint_recorder results;
   counted_event::tally tally;
@@ -201,7 +256,7 @@ TEST(completion_queue, drops_events_left_to_it_when_it_stops_and_after_it_where_
   hint_recorder results;
   counted_event::tally tally;
   watched_command running;
-  intrusive_ptr<event_retirement> retirement;
+  intrusive_ptr<detail::retirement> retirement;
   {
     completion_queue queue{completion_queue::mode::polling, results};
     retirement = queue.retirement();
