@@ -9,3 +9,4 @@
 #include "troupe/async/shared_future.hpp"
 #include "troupe/async/when_all.hpp"
 #include "troupe/async/when_any.hpp"
+#include "troupe/async/work_guard.hpp"

@@ -42,6 +42,8 @@ std::string_view to_string(errc code) noexcept {
       return "compile_error";
     case errc::device_error:
       return "device_error";
+    case errc::limit_reached:
+      return "limit_reached";
   }
   return "unknown";
 }

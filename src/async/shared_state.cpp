@@ -5,17 +5,29 @@
 #include <mutex>
 #include <thread>
 
+#include "troupe/async/detail/blocking_handler.hpp"
+
 namespace troupe::detail {
 
-wait_helper*& this_thread_wait_helper() noexcept {
-  thread_local wait_helper* helper = nullptr;
-  return helper;
+blocking_handler*& this_thread_blocking_handler() noexcept {
+  thread_local blocking_handler* handler = nullptr;
+  return handler;
 }
 
 executor*& this_thread_executor() noexcept {
   thread_local executor* current = nullptr;
   return current;
 }
+
+namespace {
+
+/// Runs `c`, then releases the work it held: what it wakes is scheduled by then.
+void run_holding_work(continuation& c) noexcept {
+  auto held = std::move(c.work);
+  c.run();
+}
+
+}  // namespace
 
 void continuation::run_inline() noexcept {
   constexpr int max_depth = 64;
@@ -29,13 +41,13 @@ void continuation::run_inline() noexcept {
     return;
   }
   ++depth;
-  run();
+  run_holding_work(*this);
   if (depth == 1) {
     while (deferred_head != nullptr) {
       auto* c = deferred_head;
       deferred_head = c->next;
       if (deferred_head == nullptr) deferred_tail = nullptr;
-      c->run();
+      run_holding_work(*c);
     }
   }
   --depth;
@@ -112,44 +124,49 @@ class waiter final : public continuation {
   std::atomic<int> refs_{2};
 };
 
-/// Nesting limit for helping: each nested wait runs jobs on the same stack.
-constexpr int max_help_depth = 64;
-thread_local int help_depth = 0;
+/// How long a thread spins before it sleeps (a worker: before it hands its place on). Results
+/// that arrive within microseconds (a short device command, a request to an actor on another
+/// worker) then cost no wake-up.
+constexpr auto spin_time = std::chrono::microseconds{50};
 
+/// Spins until `state` is ready, `until` passes, or `go_on()` turns false after `until`.
+template <class GoOn>
+bool spin_until(const state_base& state, std::chrono::steady_clock::time_point until, GoOn go_on) {
+  while (std::chrono::steady_clock::now() < until || go_on()) {
+    if (state.is_ready()) return true;
+    std::this_thread::yield();
+  }
+  return state.is_ready();
+}
+
+/// Ends a blocking section however the wait ends.
+class blocking_section {
+ public:
+  explicit blocking_section(blocking_handler* handler) : handler_(handler) {
+    if (handler_ != nullptr) handler_->begin_blocking();
+  }
+  blocking_section(const blocking_section&) = delete;
+  blocking_section& operator=(const blocking_section&) = delete;
+  ~blocking_section() {
+    if (handler_ != nullptr) handler_->end_blocking();
+  }
+
+ private:
+  blocking_handler* handler_;
+};
+
+/// Blocks until `state` is ready (or the deadline passes, if `timed`). A worker hands its place
+/// on first (which may throw): no other job ever runs on this stack, so none can be stuck below
+/// a job that waits for it.
 bool wait_with(state_base& state, std::chrono::steady_clock::time_point deadline, bool timed) {
+  blocking_section blocking{this_thread_blocking_handler()};
   auto* node = new waiter;
-  state.attach(node);
-  auto* helper = this_thread_wait_helper();
-  bool ready = false;
-  if (helper != nullptr && help_depth < max_help_depth) {
-    // A worker must not sleep while the job it waits for sits in a queue: run jobs, and sleep
-    // only briefly between polls (growing from 20us to 1ms) when there are none.
-    ++help_depth;
-    auto pause = std::chrono::microseconds{20};
-    for (;;) {
-      if (node->done()) {
-        ready = true;
-        break;
-      }
-      if (timed && std::chrono::steady_clock::now() >= deadline) break;
-      if (helper->try_run_one()) {
-        pause = std::chrono::microseconds{20};
-        continue;
-      }
-      auto until = std::chrono::steady_clock::now() + pause;
-      if (timed && until > deadline) until = deadline;
-      if (node->wait_until(until)) {
-        ready = true;
-        break;
-      }
-      pause = std::min(pause * 2, std::chrono::microseconds{1000});
-    }
-    --help_depth;
-  } else if (timed) {
+  state.attach_waiter(node);
+  bool ready = true;
+  if (timed) {
     ready = node->wait_until(deadline);
   } else {
     node->wait();
-    ready = true;
   }
   node->release_one();
   return ready;
@@ -160,15 +177,15 @@ bool wait_with(state_base& state, std::chrono::steady_clock::time_point deadline
 void state_base::wait() const {
   if (is_ready()) return;
   if (origin_) origin_->awaited();
-  if (this_thread_wait_helper() == nullptr) {
-    // A thread outside the scheduler spins briefly before it sleeps, and on while its executor
-    // expects work: results that arrive within microseconds (a short device command, a local
-    // request) or from a device command about to end then cost no wake-up.
-    auto until = std::chrono::steady_clock::now() + std::chrono::microseconds{50};
-    while (std::chrono::steady_clock::now() < until || (executor_ && executor_->expects_work())) {
-      if (is_ready()) return;
-      std::this_thread::yield();
-    }
+  const auto* handler = this_thread_blocking_handler();
+  if (handler == nullptr) {
+    // Outside the scheduler, spin on while the executor expects work: a device command about to
+    // end then costs no wake-up.
+    auto expected = [this] { return executor_ && executor_->expects_work(); };
+    if (spin_until(*this, std::chrono::steady_clock::now() + spin_time, expected)) return;
+  } else if (!handler->hand_off_at_once()) {
+    if (spin_until(*this, std::chrono::steady_clock::now() + spin_time, [] { return false; }))
+      return;
   }
   wait_with(const_cast<state_base&>(*this), {}, false);
 }
@@ -176,6 +193,12 @@ void state_base::wait() const {
 bool state_base::wait_until(std::chrono::steady_clock::time_point deadline) const {
   if (is_ready()) return true;
   if (origin_) origin_->awaited();
+  const auto* handler = this_thread_blocking_handler();
+  if (handler != nullptr && !handler->hand_off_at_once()) {
+    auto until = std::min(deadline, std::chrono::steady_clock::now() + spin_time);
+    if (spin_until(*this, until, [] { return false; })) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+  }
   return wait_with(const_cast<state_base&>(*this), deadline, true);
 }
 

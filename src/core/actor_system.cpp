@@ -11,9 +11,9 @@ namespace troupe {
 actor_system::actor_system(config cfg)
     : config_(std::move(cfg)),
       // A worker stands by for device responses only where that leaves other cores to run on.
-      scheduler_(detail::make_counted<detail::scheduler>(config_.resolved_threads(),
-                                                         detail::scheduler::default_spin_rounds,
-                                                         std::thread::hardware_concurrency() >= 4)),
+      scheduler_(detail::make_counted<detail::scheduler>(
+          config_.resolved_threads(), detail::scheduler::default_spin_rounds,
+          std::thread::hardware_concurrency() >= 4, config_.spare_threads)),
       timers_(std::make_unique<detail::timer_service>()) {
   if (config_.throughput == 0)
     throw error(errc::invalid_argument, "config::throughput: expected a positive number, found 0");
@@ -87,24 +87,31 @@ void actor_system::await_all_actors_done() {
 }
 
 void actor_system::await_all_actors() {
-  using namespace std::chrono_literals;
   auto done = [this] { return live_count_.load(std::memory_order_acquire) == 0; };
   std::unique_lock lock{done_mutex_};
-  int quiet_checks = 0;
   while (!done()) {
-    if (all_done_.wait_for(lock, 10ms, done)) break;
-    // Nothing can wake the remaining actors once no worker runs, nothing is queued and no
-    // timeout is pending: they wait for messages that will never come (a reference cycle, or
-    // a handle kept in a container that outlives the system). Three quiet checks in a row
-    // rule out a worker that was just about to pick up a job.
-    bool quiet = scheduler_->idle() && timers_->active() == 0;
-    quiet_checks = quiet ? quiet_checks + 1 : 0;
-    if (quiet_checks < 3) continue;
-    quiet_checks = 0;
+    // Looked at again each millisecond: the answer is exact whenever it is taken; how often it
+    // is taken only decides how soon after the last work the remaining actors are ended.
+    if (all_done_.wait_for(lock, std::chrono::milliseconds{1}, done)) break;
+    shutdown_checks_.fetch_add(1, std::memory_order_relaxed);
+    if (!nothing_can_wake_actors()) continue;
     lock.unlock();
     stop_remaining_actors();
     lock.lock();
   }
+}
+
+bool actor_system::nothing_can_wake_actors() const {
+  // An actor waits for a message; only a job, a timer or work in flight (a device command, a
+  // continuation waiting for a promise) sends one. Each of these comes only from another: a
+  // job from a timer or from work in flight, and those from a job, which runs on a worker. So
+  // with every worker parked, no timer and no work in flight, and no worker woken between the
+  // first look and the last, nothing was in flight at the time of the middle looks, and
+  // nothing will be.
+  auto before = scheduler_->quiet_wakeups();
+  if (!before) return false;
+  if (timers_->active() != 0 || scheduler_->work_in_flight() != 0) return false;
+  return scheduler_->quiet_wakeups() == before;
 }
 
 void actor_system::stop_remaining_actors() {

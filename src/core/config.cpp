@@ -11,8 +11,13 @@ namespace troupe {
 
 namespace {
 
+constexpr const char* hardware_threads = "one per hardware thread";
+constexpr const char* no_spares = "no spares: blocking on a worker fails";
+
+/// A count from 1 (from 0 where `zero_means` says what 0 stands for) to 100000.
 std::size_t parse_count(const std::string& where, const std::string& text,
-                        bool zero_allowed = false) {
+                        const char* zero_means = nullptr) {
+  const bool zero_allowed = zero_means != nullptr;
   std::size_t value = 0;
   bool digits = !text.empty();
   for (char c : text) {
@@ -25,8 +30,8 @@ std::size_t parse_count(const std::string& where, const std::string& text,
   if (!digits || (value == 0 && !zero_allowed) || value > 100000)
     throw error(errc::invalid_argument,
                 where +
-                    (zero_allowed ? ": expected an integer from 0 (one per hardware thread)"
-                                  : ": expected an integer from 1") +
+                    (zero_allowed ? ": expected an integer from 0 (" + std::string{zero_means} + ")"
+                                  : std::string{": expected an integer from 1"}) +
                     " to 100000, found '" + text + "'");
   return value;
 }
@@ -44,9 +49,11 @@ void read_environment(config& cfg) {
         parse_completion("environment variable TROUPE_DEVICE_COMPLETION", value);
   if (const char* value = std::getenv("TROUPE_KERNEL_CACHE")) cfg.kernel_cache = value;
   if (const char* value = std::getenv("TROUPE_THREADS"))
-    cfg.threads = parse_count("environment variable TROUPE_THREADS", value, true);
+    cfg.threads = parse_count("environment variable TROUPE_THREADS", value, hardware_threads);
   if (const char* value = std::getenv("TROUPE_THROUGHPUT"))
     cfg.throughput = parse_count("environment variable TROUPE_THROUGHPUT", value);
+  if (const char* value = std::getenv("TROUPE_SPARE_THREADS"))
+    cfg.spare_threads = parse_count("environment variable TROUPE_SPARE_THREADS", value, no_spares);
 }
 
 }  // namespace
@@ -60,8 +67,10 @@ config::config(int argc, const char* const* argv) {
   app.set_help_flag();  // --help belongs to the program, not to troupe
   std::string threads_text;
   std::string throughput_text;
+  std::string spares_text;
   app.add_option("--troupe.threads", threads_text);
   app.add_option("--troupe.throughput", throughput_text);
+  app.add_option("--troupe.spare-threads", spares_text);
   std::string completion_text;
   app.add_option("--troupe.device-completion", completion_text);
   app.add_option("--troupe.kernel-cache", kernel_cache);
@@ -71,9 +80,12 @@ config::config(int argc, const char* const* argv) {
     throw error(errc::invalid_argument, std::string{"command line: "} + e.what());
   }
   if (!threads_text.empty())
-    threads = parse_count("command-line option --troupe.threads", threads_text, true);
+    threads = parse_count("command-line option --troupe.threads", threads_text, hardware_threads);
   if (!throughput_text.empty())
     throughput = parse_count("command-line option --troupe.throughput", throughput_text);
+  if (!spares_text.empty())
+    spare_threads =
+        parse_count("command-line option --troupe.spare-threads", spares_text, no_spares);
 
   if (!completion_text.empty())
     device_completion =
@@ -85,7 +97,8 @@ config::config(int argc, const char* const* argv) {
       throw error(errc::invalid_argument,
                   "command line: unknown option '" + arg +
                       "'; troupe knows --troupe.threads, --troupe.throughput, "
-                      "--troupe.device-completion and --troupe.kernel-cache");
+                      "--troupe.spare-threads, --troupe.device-completion and "
+                      "--troupe.kernel-cache");
     remaining_args.push_back(arg);
   }
 }

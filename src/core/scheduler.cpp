@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <random>
+#include <string>
+#include <system_error>
 
+#include "troupe/async/detail/blocking_handler.hpp"
+#include "troupe/async/error.hpp"
 #include "troupe/support/thread_name.hpp"
 
 namespace troupe::detail {
 
-class scheduler::worker final : public wait_helper {
+class scheduler::worker final : public blocking_handler {
  public:
   worker(scheduler& parent, std::size_t index) : parent_(parent), index_(index) {}
 
@@ -20,13 +24,10 @@ class scheduler::worker final : public wait_helper {
     if (thread_.joinable()) thread_.join();
   }
 
-  bool try_run_one() override {
-    if (auto* j = find_job()) {
-      j->run();
-      return true;
-    }
-    return false;
-  }
+  /// Jobs this worker pushed for itself wait for it, or for a searcher: nobody was woken.
+  bool hand_off_at_once() const noexcept override { return !deque_.empty(); }
+  void begin_blocking() override { parent_.hand_off(*this); }
+  void end_blocking() noexcept override { parent_.take_back(*this); }
 
   void push(job* j) { deque_.push(j); }
   std::int64_t queued() const { return deque_.size(); }
@@ -62,7 +63,15 @@ class scheduler::worker final : public wait_helper {
     condition_.notify_one();
   }
 
+  /// Sleeps until unpark().
+  void sleep() {
+    std::unique_lock lock{mutex_};
+    condition_.wait(lock, [this] { return notified_; });
+    notified_ = false;
+  }
+
   scheduler& parent() const noexcept { return parent_; }
+  std::size_t index() const noexcept { return index_; }
 
  private:
   job* find_job() {
@@ -85,14 +94,15 @@ class scheduler::worker final : public wait_helper {
   /// What other threads sent (the inboxes), but nothing from other workers' deques.
   job* find_sent_job() {
     if (auto* j = deque_.take()) return j;
-    for (auto& other : parent_.workers_)
-      if (auto* j = take_batch(*other)) return j;
+    const auto n = parent_.started();
+    for (std::size_t i = 0; i < n; ++i)
+      if (auto* j = take_batch(*parent_.workers_[i])) return j;
     return nullptr;
   }
 
   job* steal_from_others() {
     auto& all = parent_.workers_;
-    auto n = all.size();
+    const auto n = parent_.started();
     if (n < 2) return nullptr;
     auto start = static_cast<std::size_t>(random_() % n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -126,10 +136,17 @@ thread_local scheduler::worker* current_worker = nullptr;
 
 void scheduler::worker::loop() {
   current_worker = this;
-  this_thread_wait_helper() = this;
+  this_thread_blocking_handler() = this;
   this_thread_executor() = &parent_;
   bool woken = false;
   for (;;) {
+    // A blocked worker resumed, so one worker too many runs: the first that looks for work with
+    // none of its own queued retires.
+    if (parent_.surplus_.load(std::memory_order_relaxed) > 0 && deque_.empty() &&
+        parent_.retire(*this)) {
+      woken = true;
+      continue;
+    }
     job* j = find_job();
     bool last_searcher = false;
     if (j == nullptr) {
@@ -160,7 +177,7 @@ void scheduler::worker::loop() {
     woken = true;
   }
   this_thread_executor() = nullptr;
-  this_thread_wait_helper() = nullptr;
+  this_thread_blocking_handler() = nullptr;
   current_worker = nullptr;
 }
 
@@ -196,20 +213,22 @@ void scheduler::worker::park() {
     if (it != sleepers.end()) {
       sleepers.erase(it);
       parent_.num_sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+      ++parent_.wakeups_;
       return;
     }
     // Someone popped us already and will unpark us: fall through and take that notification.
   }
-  std::unique_lock lock{mutex_};
-  condition_.wait(lock, [this] { return notified_; });
-  notified_ = false;
+  sleep();
 }
 
-scheduler::scheduler(std::size_t threads, std::size_t spin_rounds, bool standby)
-    : spin_rounds_(spin_rounds), standby_enabled_(standby) {
-  threads = std::max<std::size_t>(threads, 1);
-  workers_.reserve(threads);
-  for (std::size_t i = 0; i < threads; ++i) workers_.push_back(std::make_unique<worker>(*this, i));
+scheduler::scheduler(std::size_t threads, std::size_t spin_rounds, bool standby,
+                     std::size_t spare_threads)
+    : threads_(std::max<std::size_t>(threads, 1)),
+      spin_rounds_(spin_rounds),
+      standby_enabled_(standby) {
+  workers_.resize(threads_ + spare_threads);
+  for (std::size_t i = 0; i < threads_; ++i) workers_[i] = std::make_unique<worker>(*this, i);
+  started_.store(threads_, std::memory_order_release);
 }
 
 scheduler::~scheduler() {
@@ -218,29 +237,109 @@ scheduler::~scheduler() {
 
 void scheduler::start() {
   running_.store(true, std::memory_order_release);
-  for (auto& w : workers_) w->start();
+  for (std::size_t i = 0; i < threads_; ++i) workers_[i]->start();
 }
 
 void scheduler::stop() {
   if (!running_.load(std::memory_order_acquire)) return;
   stopping_.store(true, std::memory_order_seq_cst);
-  std::vector<worker*> sleepers;
+  std::vector<worker*> parked;
   {
     std::lock_guard guard{sleep_mutex_};
-    sleepers.swap(sleepers_);
+    parked.swap(sleepers_);
+    parked.insert(parked.end(), spares_.begin(), spares_.end());
+    spares_.clear();
     num_sleepers_.store(0, std::memory_order_seq_cst);
   }
-  for (auto* w : sleepers) w->unpark();
-  for (auto& w : workers_) w->join();
+  for (auto* w : parked) w->unpark();
+  // A worker blocked in a job may still start a spare, in a later slot: joined in turn.
+  for (std::size_t i = 0; i < started(); ++i) workers_[i]->join();
   running_.store(false, std::memory_order_release);
   // Anything scheduled while the workers wound down runs here.
   std::vector<job*> rest;
-  for (auto& w : workers_) {
-    while (w->take_inbox(rest)) {
+  for (std::size_t i = 0; i < started(); ++i) {
+    while (workers_[i]->take_inbox(rest)) {
       for (auto* j : rest) j->run();
       rest.clear();
     }
   }
+}
+
+void scheduler::hand_off(worker& w) {
+  worker* spare = nullptr;
+  bool replaced = false;
+  {
+    std::lock_guard guard{sleep_mutex_};
+    // Unless a worker too many runs already, `threads_` run unblocked, this one included:
+    // another must take its place.
+    replaced = surplus_.load(std::memory_order_relaxed) <= 0;
+    if (replaced) {
+      if (!spares_.empty()) {
+        spare = spares_.back();
+        spares_.pop_back();
+        ++wakeups_;
+      } else if (started() < workers_.size()) {
+        start_spare();
+      } else {
+        throw error(errc::limit_reached, spare_limit_message(w.index()));
+      }
+      surplus_.fetch_add(1, std::memory_order_relaxed);
+    }
+    surplus_.fetch_sub(1, std::memory_order_relaxed);
+  }
+  if (spare != nullptr) {
+    spare->unpark();
+  } else if (!replaced && w.hand_off_at_once()) {
+    // A worker that runs already took the place: make sure one looks at the jobs left here.
+    wake_one();
+  }
+}
+
+std::string scheduler::spare_limit_message(std::size_t index) const {
+  const auto limit = spare_threads();
+  return "blocking wait for a future (get, wait) on scheduler worker " + std::to_string(index) +
+         ": expected a spare worker to take this worker's place while it blocks, found the "
+         "limit of " +
+         std::to_string(limit) + (limit == 1 ? " spare thread" : " spare threads") +
+         " reached, all standing in for blocked workers (config::spare_threads; "
+         "--troupe.spare-threads=N or TROUPE_SPARE_THREADS raise it). Wait with then() "
+         "instead of get() where handlers block this often";
+}
+
+void scheduler::take_back(worker&) noexcept {
+  std::lock_guard guard{sleep_mutex_};
+  surplus_.fetch_add(1, std::memory_order_relaxed);
+}
+
+bool scheduler::retire(worker& w) {
+  {
+    std::lock_guard guard{sleep_mutex_};
+    if (surplus_.load(std::memory_order_relaxed) <= 0 || stopping_.load(std::memory_order_seq_cst))
+      return false;
+    surplus_.fetch_sub(1, std::memory_order_relaxed);
+    spares_.push_back(&w);
+  }
+  // Jobs sent while this worker searched woke nobody: the workers that run must see them.
+  if (has_work()) wake_one();
+  w.sleep();
+  return true;
+}
+
+void scheduler::start_spare() {
+  const auto index = started();
+  auto fresh = std::make_unique<worker>(*this, index);
+  try {
+    fresh->start();
+  } catch (const std::system_error& e) {
+    throw error(errc::limit_reached,
+                "blocking wait for a future on a scheduler worker: expected to start spare "
+                "worker " +
+                    std::to_string(index - threads_ + 1) +
+                    " to take its place, found: " + e.what());
+  }
+  workers_[index] = std::move(fresh);
+  started_.store(index + 1, std::memory_order_release);
+  ++wakeups_;
 }
 
 void scheduler::schedule(job* j) {
@@ -261,14 +360,16 @@ void scheduler::schedule_fair(job* j) {
   }
   // Round robin over the inboxes, per sending thread: no shared counter to contend on.
   thread_local std::size_t next = std::hash<std::thread::id>{}(std::this_thread::get_id());
-  workers_[next++ % workers_.size()]->push_inbox(j);
+  workers_[next++ % threads_]->push_inbox(j);
   // A worker that stands by takes it, and wakes another if it finds more (loop()).
   if (standby_.load(std::memory_order_seq_cst) != standby_state::held) wake_one();
 }
 
 bool scheduler::has_work() const {
-  return std::any_of(workers_.begin(), workers_.end(),
-                     [](const auto& w) { return w->has_local_work(); });
+  const auto n = started();
+  for (std::size_t i = 0; i < n; ++i)
+    if (workers_[i]->has_local_work()) return true;
+  return false;
 }
 
 void scheduler::wake_one() {
@@ -285,14 +386,29 @@ void scheduler::wake_sleeper() {
     w = sleepers_.back();
     sleepers_.pop_back();
     num_sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+    ++wakeups_;
   }
   w->unpark();
 }
 
 bool scheduler::idle() const {
+  std::lock_guard guard{sleep_mutex_};
   const std::size_t standing_by = this->standing_by() ? 1 : 0;
-  return num_sleepers_.load(std::memory_order_seq_cst) + standing_by == workers_.size() &&
-         !has_work();
+  return sleepers_.size() + spares_.size() + standing_by == started() && !has_work();
+}
+
+std::optional<std::uint64_t> scheduler::quiet_wakeups() const {
+  std::lock_guard guard{sleep_mutex_};
+  if (sleepers_.size() + spares_.size() != started() || has_work()) return std::nullopt;
+  return wakeups_;
+}
+
+void scheduler::work_started() noexcept {
+  work_in_flight_.fetch_add(1, std::memory_order_seq_cst);
+}
+
+void scheduler::work_finished() noexcept {
+  work_in_flight_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
 void scheduler::expect_work_until(std::chrono::steady_clock::time_point until) noexcept {

@@ -10,6 +10,7 @@
 #include "device/device_waits.hpp"
 #include "device/issue_command.hpp"
 #include "device/retirement.hpp"
+#include "troupe/async/work_guard.hpp"
 #include "troupe/device/detail/buffer_state.hpp"
 #include "troupe/device/detail/device_state.hpp"
 #include "troupe/device/detail/fresh_memory.hpp"
@@ -120,6 +121,8 @@ struct queue_state::pending final : command_result {
   /// its future once the queue's lock is released, since continuations may submit to it.
   bool ended_at_issue = false;
   std::exception_ptr failure;
+  /// Keeps the actor system's shutdown waiting until the future is settled (see work_guard).
+  work_guard work;
 
   void settle() noexcept {
     if (failure)
@@ -128,8 +131,14 @@ struct queue_state::pending final : command_result {
       complete();
   }
 
-  void complete() noexcept override { result->complete(); }
-  void fail(std::exception_ptr e) noexcept override { result->fail(std::move(e)); }
+  void complete() noexcept override {
+    result->complete();
+    work.reset();
+  }
+  void fail(std::exception_ptr e) noexcept override {
+    result->fail(std::move(e));
+    work.reset();
+  }
   state_base& state() noexcept override { return result->state(); }
 };
 
@@ -179,6 +188,7 @@ void queue_state::submit(command cmd, const dependency_list& deps,
   intrusive_ptr<pending> op{new pending, adopt_ref};
   op->cmd = std::move(cmd);
   op->result = std::move(result);
+  if (device_->results()) op->work = work_guard{*device_->results()};
   op->marker = intrusive_ptr<command_marker>{new command_marker(*this), adopt_ref};
   op->result->state().set_origin(op->marker);
 

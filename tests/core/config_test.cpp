@@ -64,11 +64,32 @@ TEST(config, bad_values_and_unknown_options_are_named) {
   EXPECT_NE(error_text(1, none).find("TROUPE_THREADS"), std::string::npos);
 }
 
+TEST(config, spare_threads_come_from_the_environment_and_the_command_line) {
+  EXPECT_EQ(troupe::config{}.spare_threads, 256u);
+  environment_guard guard{"TROUPE_SPARE_THREADS"};
+  setenv("TROUPE_SPARE_THREADS", "7", 1);
+  const char* none[] = {"prog"};
+  EXPECT_EQ(troupe::config(1, none).spare_threads, 7u);
+  const char* zero[] = {"prog", "--troupe.spare-threads=0"};
+  EXPECT_EQ(troupe::config(2, zero).spare_threads, 0u);  // 0: blocking on a worker fails
+  const char* word[] = {"prog", "--troupe.spare-threads=some"};
+  auto text = error_text(2, word);
+  EXPECT_NE(text.find("--troupe.spare-threads"), std::string::npos) << text;
+  EXPECT_NE(text.find("'some'"), std::string::npos) << text;
+  const char* unknown[] = {"prog", "--troupe.spares=4"};
+  EXPECT_NE(error_text(2, unknown).find("--troupe.spare-threads"), std::string::npos);
+  setenv("TROUPE_SPARE_THREADS", "x", 1);
+  EXPECT_NE(error_text(1, none).find("TROUPE_SPARE_THREADS"), std::string::npos);
+}
+
 TEST(config, the_system_uses_the_thread_count) {
   troupe::config cfg;
   cfg.threads = 3;
+  cfg.spare_threads = 5;
   troupe::actor_system sys{cfg};
   EXPECT_EQ(sys.scheduler().num_workers(), 3u);
+  EXPECT_EQ(sys.scheduler().spare_threads(), 5u);
+  EXPECT_EQ(sys.scheduler().started_workers(), 3u) << "spares start only when a worker blocks";
   cfg.threads = 0;
   EXPECT_GE(cfg.resolved_threads(), 1u);
 }

@@ -1,5 +1,6 @@
-// The scheduler's standby (internal, so tested directly): while work is expected, one worker
-// keeps searching instead of parking; afterwards it parks, and stop() ends it.
+// The scheduler (internal, so tested directly). Its standby: while work is expected, one worker
+// keeps searching instead of parking; afterwards it parks, and stop() ends it. Its spares: a
+// worker blocked in get() is replaced, and one worker retires once it runs again.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "troupe/async/promise.hpp"
 #include "troupe/core/detail/scheduler.hpp"
 
 namespace {
@@ -144,6 +146,40 @@ TEST(scheduler, hints_from_many_threads_keep_one_worker_standing_by) {
   ASSERT_TRUE(eventually([&] { return !s.standing_by() && s.idle(); }));
   s.stop();
   EXPECT_EQ(runs.load(), 1500);
+}
+
+TEST(scheduler, a_blocked_worker_is_replaced_by_a_spare_that_retires_after) {
+  scheduler s{1, scheduler::default_spin_rounds, false, 4};
+  s.start();
+  for (int round = 0; round < 10; ++round) {
+    troupe::promise<int> gate;
+    auto opened = gate.get_future().share();
+    std::atomic<int> got{0};
+    std::atomic<int> runs{0};
+    s.schedule(new function_job{[&] { got = opened.get(); }});
+    ASSERT_TRUE(eventually([&] { return !s.idle(); }));
+    // The only worker blocks; a job sent now runs all the same, on the spare.
+    s.schedule(new counting_job{runs});
+    ASSERT_TRUE(eventually([&] { return runs.load() == 1; })) << "round " << round;
+    EXPECT_FALSE(s.quiet_wakeups()) << "a worker blocked in get() runs a job";
+    gate.set_value(round + 1);
+    ASSERT_TRUE(eventually([&] { return got.load() == round + 1 && s.idle(); }));
+    // One spare serves every round: the one that retired is woken again.
+    EXPECT_EQ(s.started_workers(), 2u) << "round " << round;
+  }
+  s.stop();
+}
+
+TEST(scheduler, quiet_wakeups_change_whenever_a_parked_worker_runs) {
+  scheduler s{2};
+  s.start();
+  ASSERT_TRUE(eventually([&] { return s.quiet_wakeups().has_value(); }));
+  auto before = s.quiet_wakeups();
+  std::atomic<int> runs{0};
+  s.schedule(new counting_job{runs});
+  ASSERT_TRUE(eventually([&] { return runs.load() == 1 && s.quiet_wakeups().has_value(); }));
+  EXPECT_NE(s.quiet_wakeups(), before);
+  s.stop();
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ enum class errc : std::uint8_t {
   out_of_device_memory,   ///< a device could not allocate the memory an operation needs
   compile_error,          ///< a device program did not compile; the message holds the build log
   device_error,           ///< a device, its driver or a command on it failed
+  limit_reached,          ///< a configured limit was reached; the message names its option
 };
 
 /// The name of an error code, for messages and logs.

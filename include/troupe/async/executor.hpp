@@ -38,6 +38,15 @@ class executor : public detail::ref_counted {
   /// this executor spins meanwhile instead of sleeping.
   virtual bool expects_work() const noexcept { return false; }
 
+  /// Counts work in flight that will schedule jobs here later: a continuation that waits for a
+  /// promise, a device command. An executor that must know when nothing can give it work any
+  /// more (the actor system's, at shutdown) waits for all of it. Paired with work_finished;
+  /// use a work_guard rather than calling them. The default ignores them.
+  virtual void work_started() noexcept {}
+
+  /// Ends what one work_started began, after the jobs it schedules are scheduled.
+  virtual void work_finished() noexcept {}
+
   /// Runs `f()` on this executor.
   template <class F>
   void post(F&& f) {
@@ -64,17 +73,7 @@ inline constexpr inline_execution_t inline_execution{};
 
 namespace detail {
 
-/// A thread that can do useful work while it waits for a future (a scheduler worker) installs
-/// one of these, so blocking `get()` on a worker runs other jobs instead of deadlocking.
-class wait_helper {
- public:
-  virtual ~wait_helper() = default;
-  /// Runs at most one pending job; returns false if none was available.
-  virtual bool try_run_one() = 0;
-};
-
-/// The current thread's helper and default executor (both null outside scheduler workers).
-wait_helper*& this_thread_wait_helper() noexcept;
+/// The current thread's default executor (null outside scheduler workers).
 executor*& this_thread_executor() noexcept;
 
 }  // namespace detail

@@ -14,12 +14,16 @@ class promise {
  public:
   // -- constructors ---------------------------------------------------------
 
-  promise() : state_(detail::make_counted<detail::shared_state<T>>()) {}
+  promise() : state_(detail::make_counted<detail::shared_state<T>>()) {
+    state_->set_settled_by_promise();
+  }
 
   /// Continuations of the future default to `ex`.
   explicit promise(executor& ex)
       : state_(
-            detail::make_counted<detail::shared_state<T>>(detail::intrusive_ptr<executor>{&ex})) {}
+            detail::make_counted<detail::shared_state<T>>(detail::intrusive_ptr<executor>{&ex})) {
+    state_->set_settled_by_promise();
+  }
 
   promise(promise&&) noexcept = default;
   promise& operator=(promise&& other) noexcept {

@@ -10,6 +10,7 @@
 
 #include "troupe/async/error.hpp"
 #include "troupe/async/executor.hpp"
+#include "troupe/async/work_guard.hpp"
 #include "troupe/support/intrusive_ptr.hpp"
 
 namespace troupe::detail {
@@ -30,6 +31,8 @@ class continuation : public job {
   void fire() noexcept {
     if (target) {
       auto ex = std::move(target);
+      // Released once the job is queued, where the executor sees it: never a moment between.
+      auto held = std::move(work);
       ex->schedule(this);
     } else {
       run_inline();
@@ -37,6 +40,10 @@ class continuation : public job {
   }
 
   intrusive_ptr<executor> target;
+
+  /// Work in flight while this waits (see state_base::attach); released once it has run, or,
+  /// with a target, once it is scheduled there.
+  work_guard work;
 
  private:
   /// Runs now, unless this thread is already deep in inline continuations (a long then-chain
@@ -96,13 +103,37 @@ class state_base : public ref_counted {
   const intrusive_ptr<state_origin>& origin() const noexcept { return origin_; }
   void set_origin(intrusive_ptr<state_origin> what) noexcept { origin_ = std::move(what); }
 
-  /// Fires `c` when this state becomes ready; at once if it already is.
+  /// Whether a promise settles this state, directly or through the states it waits for (then,
+  /// when_all): whoever holds it may settle it at any time, so a continuation waiting here is
+  /// work in flight. A state that an actor's response settles is not: if that actor can never
+  /// run again, neither can the continuation.
+  bool settled_by_promise() const noexcept { return settled_by_promise_; }
+  /// Marks the state as settled by a promise. Set before the future is handed out.
+  void set_settled_by_promise() noexcept { settled_by_promise_ = true; }
+
+  /// Fires `c` when this state becomes ready; at once if it already is. While `c` waits for a
+  /// promise, it counts as work in flight on the executor it will run on (its target, else the
+  /// scheduler of the worker that attaches it): the actor system's shutdown waits for it.
   void attach(continuation* c) noexcept {
+    if (!is_ready()) {
+      if (origin_) origin_->awaited();
+      if (settled_by_promise_) {
+        executor* runs_on = c->target ? c->target.get() : this_thread_executor();
+        if (runs_on != nullptr) c->work = work_guard{*runs_on};
+      }
+    }
+    if (!try_push(c)) c->fire();
+  }
+
+  /// Like attach, for a blocking wait's wake-up, which is no work in flight: the waiting thread
+  /// counts as busy already, and one that stops waiting (its deadline passed) leaves none.
+  void attach_waiter(continuation* c) noexcept {
     if (origin_ && !is_ready()) origin_->awaited();
     if (!try_push(c)) c->fire();
   }
 
-  /// Blocks until ready. On a scheduler worker it runs other jobs meanwhile.
+  /// Blocks until ready. On a scheduler worker, a spare worker takes this one's place while it
+  /// blocks (see blocking_handler); throws troupe::error if none may.
   void wait() const;
 
   /// Like wait(); returns false if the deadline passed first.
@@ -142,6 +173,7 @@ class state_base : public ref_counted {
 
   mutable std::atomic<continuation*> head_{nullptr};
   std::atomic<bool> claimed_{false};
+  bool settled_by_promise_ = false;
   std::exception_ptr error_;
   intrusive_ptr<executor> executor_;
   intrusive_ptr<state_origin> origin_;

@@ -42,6 +42,8 @@ class when_all_frame {
   /// Attaches to every input state. The frame may be gone when this returns.
   future<Sequence> start(const std::vector<state_base*>& states) {
     out_ = make_counted<shared_state<Sequence>>(states.front()->default_executor());
+    for (auto* input : states)
+      if (input->settled_by_promise()) out_->set_settled_by_promise();
     auto result = future_access::make<future<Sequence>>(out_);
     for (std::size_t i = 0; i < states.size(); ++i) {
       nodes_[i].frame = this;

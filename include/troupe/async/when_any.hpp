@@ -32,6 +32,8 @@ class when_any_frame {
 
   future<result_type> start(const std::vector<state_base*>& states) {
     out_ = make_counted<shared_state<result_type>>(states.front()->default_executor());
+    for (auto* input : states)
+      if (input->settled_by_promise()) out_->set_settled_by_promise();
     auto result = future_access::make<future<result_type>>(out_);
     for (std::size_t i = 0; i < states.size(); ++i) {
       nodes_[i].frame = this;

@@ -53,9 +53,15 @@ class function_actor final : public event_based_actor {
 
 /// Owns everything actors need: the scheduler, the timer, the registry, and the actors
 /// themselves. There are no process-wide singletons: several systems may live in one process.
-/// The destructor waits until every actor has ended; actors that are idle and unreachable from
-/// any pending work at that point (a reference cycle, say) are ended with errc::user_shutdown,
-/// so destruction never hangs on them.
+///
+/// The destructor drops the registry's handles, then waits until every actor has ended. It
+/// waits as long as anything in flight can still wake an actor: a job queued or running (a
+/// handler blocked in get() included), a pending timer (a request's timeout), a device command
+/// not yet completed, or a continuation (then, or a handler's returned future) waiting for a
+/// promise that is still alive. Once none is left, the actors that remain can never receive
+/// another message (a reference cycle, a handle kept in a container that outlives the system):
+/// they are ended with errc::user_shutdown, and the destructor returns once they have. Threads
+/// outside the system that still hold handles, or response promises, are not waited for.
 class actor_system {
  public:
   // -- constructors ---------------------------------------------------------
@@ -143,9 +149,17 @@ class actor_system {
   /// Called once by each spawned actor when it ends.
   void actor_finished(event_based_actor* self);
 
+  /// How often the destructor has looked whether anything can still wake the actors left (for
+  /// tests: a test waits until the destructor has seen what it set up).
+  std::size_t shutdown_checks() const noexcept {
+    return shutdown_checks_.load(std::memory_order_relaxed);
+  }
+
  private:
   actor launch(event_based_actor* fresh);
   void await_all_actors();
+  /// Whether no job, timer or work in flight is left that could still wake an actor.
+  bool nothing_can_wake_actors() const;
   void stop_remaining_actors();
 
   config config_;
@@ -166,6 +180,7 @@ class actor_system {
   std::atomic<std::size_t> live_count_{0};
   std::mutex done_mutex_;  // guards nothing but the wait for live_count_ == 0
   std::condition_variable all_done_;
+  std::atomic<std::size_t> shutdown_checks_{0};
   std::mutex extensions_mutex_;
   std::vector<std::pair<const void*, std::unique_ptr<extension>>> extensions_;
 };

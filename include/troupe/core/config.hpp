@@ -19,6 +19,12 @@ struct config {
   /// Messages an actor may process before it yields its worker to others.
   std::size_t throughput = 300;
 
+  /// Spare worker threads that may take the places of workers blocked in future::get() (or
+  /// wait) at once, so that `threads` workers keep running; started when first needed. A
+  /// blocking wait on a worker beyond the limit throws troupe::error (errc::limit_reached).
+  /// TROUPE_SPARE_THREADS, --troupe.spare-threads; 0 forbids blocking on workers.
+  std::size_t spare_threads = 256;
+
   /// How the device layer learns that device commands have finished: "polling" (a completion
   /// thread queries events, and with 4 cores or more a worker stands by for the responses: two
   /// cores busy while commands are in flight) or "callback" (the driver calls back; no thread

@@ -109,6 +109,7 @@ future<typename unwrapped<R>::type> attach_then(intrusive_ptr<shared_state<T>>&&
                                                 intrusive_ptr<executor> ex, F&& f) {
   using U = typename unwrapped<R>::type;
   auto out = make_counted<shared_state<U>>(inherited_executor(*src, ex));
+  if (src->settled_by_promise()) out->set_settled_by_promise();
   auto* raw = src.get();
   raw->attach(make_continuation(
       std::move(ex), [src = std::move(src), out, fn = std::forward<F>(f)]() mutable noexcept {
