@@ -135,9 +135,10 @@ class lambda_actor : public detail::mailbox_set {
 
   void dispatch_block(std::size_t, const std::byte* records, std::size_t record_bytes,
                       std::size_t count, int from, std::uint64_t code) override {
+    // Code that this program does not have fails the whole block; the engine counts it.
     detail::any_function run = nullptr;
-    guarded(
-        0, from, [&] { run = resolve(code); }, count);  // code of another program
+    const auto find = [&] { run = resolve(code); };
+    guarded(0, from, find, count);
     if (run != nullptr)
       reinterpret_cast<block_invoker>(run)(records, detail::padded(record_bytes), count, *this,
                                            from);
