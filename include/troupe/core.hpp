@@ -10,6 +10,7 @@
 #include "troupe/core/behavior.hpp"
 #include "troupe/core/compose.hpp"
 #include "troupe/core/config.hpp"
+#include "troupe/core/default_handler.hpp"
 #include "troupe/core/event_based_actor.hpp"
 #include "troupe/core/mailbox_element.hpp"
 #include "troupe/core/message.hpp"

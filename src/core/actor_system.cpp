@@ -17,6 +17,10 @@ actor_system::actor_system(config cfg)
       timers_(std::make_unique<detail::timer_service>()) {
   if (config_.throughput == 0)
     throw error(errc::invalid_argument, "config::throughput: expected a positive number, found 0");
+  if (!config_.default_handler)
+    throw error(errc::invalid_argument,
+                "config::default_handler: expected a handler (one of troupe::default_handlers, "
+                "say), found an empty function");
   scheduler_->start();
 }
 

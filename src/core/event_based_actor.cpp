@@ -1,6 +1,5 @@
 #include "troupe/core/event_based_actor.hpp"
 
-#include <cstdio>
 #include <exception>
 
 #include "core/route_result.hpp"
@@ -151,7 +150,7 @@ void event_based_actor::set_error_handler(std::function<void(error&)> handler) {
   error_handler_ = std::move(handler);
 }
 
-void event_based_actor::set_default_handler(std::function<void(message&)> handler) {
+void event_based_actor::set_default_handler(default_handler handler) {
   default_handler_ = std::move(handler);
 }
 
@@ -287,18 +286,17 @@ void event_based_actor::handle_down(mailbox_element& element) {
 }
 
 void event_based_actor::handle_unexpected(mailbox_element& element) {
-  if (default_handler_) {
-    default_handler_(element.content);
-    return;
-  }
+  // A requester waits for an answer, so it gets one whatever the default handler would do.
   if (element.mid.is_request()) {
     reply(make_message(
         error{errc::unexpected_message,
               description() + " has no handler for a message of " + element.content.type_names()}));
     return;
   }
-  std::fprintf(stderr, "troupe: %s dropped a message of %s: no handler matches it\n",
-               description().c_str(), element.content.type_names().c_str());
+  // A copy: the handler may replace itself (set_default_handler) while it runs.
+  auto handler = default_handler_ ? default_handler_ : system().settings().default_handler;
+  auto result = handler(this, element.content);
+  if (!result.empty()) reply(std::move(result));
 }
 
 void event_based_actor::on_unreachable() {

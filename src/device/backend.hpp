@@ -6,7 +6,9 @@
 // Threading contract:
 // - backend_device and backend_program methods may be called from any thread at any time.
 // - The methods of one backend_queue are called by one thread at a time (the frontend holds the
-//   queue's lock), from scheduler workers. They must never wait for the device.
+//   queue's lock), from scheduler workers, the completion thread and the device's copy thread.
+//   They must never wait for the device, but for the commands that may_block_in() names, which
+//   only the copy thread issues.
 // - backend_event::query, notify and finish are called by the completion path.
 // Failures are thrown as troupe::error with a message that names the operation and the device.
 
@@ -20,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "device/device_waits.hpp"
 #include "troupe/async/error.hpp"
 #include "troupe/device/detail/command.hpp"
 #include "troupe/device/device_info.hpp"
@@ -189,8 +192,14 @@ class backend_queue {
   /// event released on another thread while it launches). Then the completion thread issues
   /// every launch that nobody waits for, not only those that come while it is awake for the
   /// queue (queue_state::hand_on), and drops the events that commands' futures leave behind
-  /// (event_retirement).
+  /// (retirement).
   virtual bool prefers_one_launching_thread() const noexcept { return false; }
+  /// Whether the driver may return from enqueuing a command of kind `what` only once the device
+  /// has run it and what came before it on the queue: NVIDIA's OpenCL returns from a read,
+  /// non-blocking or not, staged or not, once the kernel before it and the copy are done. Such
+  /// commands are issued by their device's copy thread (copy_issuer), never by a scheduler
+  /// worker, and never by the completion thread, which must go on polling.
+  virtual bool may_block_in(command::kind /*what*/) const noexcept { return false; }
 };
 
 /// For a read given a destination_gate that would not be staged: written straight into, its
@@ -235,6 +244,9 @@ class backend_device {
 
   /// Events of this device's queues; see backend_event::domain.
   virtual const void* domain() const noexcept = 0;
+
+  /// The driver calls that waited for this device on a scheduler worker: none, which tests check.
+  virtual const device_waits& waits() const noexcept = 0;
 
   /// Whether copy_peer to `other` works (CUDA peer access between two GPUs).
   virtual bool can_copy_peer(const backend_device& /*other*/) const { return false; }

@@ -149,7 +149,7 @@ void completion_queue::run() {
     if (!polling_only && !take_news(pending, last_progress, work)) return;
     // Before the covers, so that a cover due comes after the launches handed on. Issuing takes
     // the lock (cover_later, watch): outside it.
-    for (auto& queue : work.to_issue) queue->drain(this);
+    for (auto& queue : work.to_issue) queue->drain(queue_state::issuer::completion, this);
     // Outside the lock: covering enqueues a marker and watches it, which takes the lock. The
     // markers are seen on the next pass. A queue still busy is looked at again later.
     if (!work.due.empty()) cover_queues(work.due, work.stopping);

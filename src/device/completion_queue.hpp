@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "device/backend.hpp"
-#include "device/event_retirement.hpp"
+#include "device/retirement.hpp"
 #include "troupe/device/detail/queue_state.hpp"
 
 namespace troupe::detail {
@@ -49,12 +49,18 @@ class completion_queue {
   /// thread). Polling only; wakes the thread if it sleeps. stop() issues what is left.
   void issue_later(intrusive_ptr<queue_state> queue);
 
-  /// Where the device events go whose last reference a thread other than this one would drop
-  /// (see event_retirement): this thread drops them when nothing is in flight and no queue has
-  /// launches to cover, or once most_retired wait. stop() drops them at once, and those given
-  /// after it are dropped where they are given.
-  const intrusive_ptr<event_retirement>& retirement() const noexcept { return retired_; }
+  /// Where the device events and queues go whose last reference a thread other than this one
+  /// would drop (see retirement): this thread drops them when nothing is in flight and no queue
+  /// has launches to cover, or once most_retired wait. stop() drops them at once, and those
+  /// given after it are dropped where they are given.
+  const intrusive_ptr<detail::retirement>& retirement() const noexcept { return retired_; }
   static constexpr std::size_t most_retired = 256;
+
+  /// Whether the thread sleeps until news comes (for tests, which wait for it to).
+  bool sleeps() {
+    std::lock_guard guard{mutex_};
+    return sleeps_untimed_;
+  }
 
   /// Issues what issue_later() was told of, covers what cover_later() was told of, blocks until
   /// everything watched so far is done, then ends the thread.
@@ -150,8 +156,8 @@ class completion_queue {
   std::atomic<std::chrono::steady_clock::rep> next_due_{
       std::chrono::steady_clock::time_point::max().time_since_epoch().count()};
   bool stopping_ = false;
-  intrusive_ptr<event_retirement> retired_{new event_retirement([this] { wake_for_retired(); }),
-                                           adopt_ref};
+  intrusive_ptr<detail::retirement> retired_{new detail::retirement([this] { wake_for_retired(); }),
+                                             adopt_ref};
   std::shared_ptr<callback_target> callbacks_;
   std::thread thread_;
 };

@@ -83,6 +83,7 @@ void device_manager::stop() noexcept {
   compile_wake_.notify_one();
   if (compiler_.joinable()) compiler_.join();
   completions_.stop();
+  fresh_->close();
 }
 
 }  // namespace troupe::detail

@@ -10,12 +10,14 @@
 #include "device/completion_queue.hpp"
 #include "device/kernel_cache.hpp"
 #include "troupe/core/actor_system.hpp"
+#include "troupe/device/detail/fresh_memory.hpp"
 #include "troupe/device/device_selection.hpp"
 
 namespace troupe::detail {
 
 /// The device layer's per-system state: the devices of both backends, the completion thread,
-/// the compiler thread and the disk cache of compiled programs.
+/// the compiler thread, the threads that ready fresh host memory and the disk cache of compiled
+/// programs.
 class device_manager final : public actor_system::extension {
  public:
   explicit device_manager(actor_system& system);
@@ -30,6 +32,8 @@ class device_manager final : public actor_system::extension {
   }
 
   completion_queue& completions() noexcept { return completions_; }
+  /// The threads that ready fresh host memory for reads; ended by stop().
+  const intrusive_ptr<fresh_memory>& fresh() const noexcept { return fresh_; }
   const kernel_cache& cache() const noexcept { return cache_; }
 
   /// Runs `job` on the compiler thread: compilation is long CPU work that must not occupy a
@@ -43,6 +47,7 @@ class device_manager final : public actor_system::extension {
   void run_compiler();
 
   completion_queue completions_;
+  intrusive_ptr<fresh_memory> fresh_{new fresh_memory, adopt_ref};
   kernel_cache cache_;
   std::vector<device> devices_;
   std::vector<device_selection::unavailable_backend> unavailable_;

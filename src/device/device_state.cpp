@@ -1,8 +1,10 @@
 #include "troupe/device/detail/device_state.hpp"
 
 #include "device/backend.hpp"
+#include "device/copy_issuer.hpp"
 #include "device/device_manager.hpp"
 #include "troupe/async/promise.hpp"
+#include "troupe/device/detail/fresh_memory.hpp"
 #include "troupe/device/program.hpp"
 
 namespace troupe::detail {
@@ -12,12 +14,17 @@ device_state::device_state(device_manager& manager, std::unique_ptr<backend_devi
     : manager_(&manager),
       backend_(std::move(backend)),
       results_(std::move(results)),
-      retired_events_(manager.completions().retirement()) {}
+      retired_(manager.completions().retirement()),
+      fresh_(manager.fresh()) {}
 
 device_state::~device_state() = default;
 
 const device_info& device_state::info() const noexcept {
   return backend_->info;
+}
+
+std::size_t device_state::waits_on_workers() const noexcept {
+  return backend_->waits().on_workers();
 }
 
 bool device_state::is_open() const {
@@ -37,10 +44,33 @@ void device_state::close() {
     manager_ = nullptr;
   }
   std::map<std::string, shared_future<program>> programs;
+  copy_issuer* copies = nullptr;
   {
     std::lock_guard guard{mutex_};
     programs.swap(programs_);  // cached programs hold this state: break the cycle
+    copies = copies_.get();
   }
+  // Issues what it was handed still (its commands are watched by the completion queue, which
+  // stops after the devices close), then ends its thread; issue_on_copy_thread() fails from now.
+  if (copies != nullptr) copies->stop();
+}
+
+bool device_state::issue_on_copy_thread(intrusive_ptr<queue_state> queue) {
+  copy_issuer* copies = nullptr;
+  {
+    auto open = hold_open();  // before mutex_, as in compile()
+    if (manager_ == nullptr) return false;
+    std::lock_guard guard{mutex_};
+    if (!copies_) copies_ = std::make_unique<copy_issuer>(manager_->completions());
+    copies = copies_.get();
+  }
+  // Outside the locks: close() may be stopping it, and then it refuses.
+  return copies->issue_later(std::move(queue));
+}
+
+void device_state::set_blocking_issue_hook(std::function<void()> hook) {
+  blocking_issue_hook_ = std::move(hook);
+  has_blocking_issue_hook_.store(true, std::memory_order_release);
 }
 
 queue_state& device_state::default_queue() {

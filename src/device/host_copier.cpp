@@ -21,24 +21,32 @@ std::size_t staging_chunk(std::size_t bytes) noexcept {
   return std::clamp((bytes / 4 + smallest - 1) / smallest * smallest, smallest, largest);
 }
 
-host_copier::host_copier(unsigned helpers) : helpers_(helpers) {}
+host_copier::host_copier(unsigned helpers, const char* thread_name)
+    : helpers_(helpers), thread_name_(thread_name) {}
 
 host_copier::~host_copier() {
+  stop();
+}
+
+void host_copier::stop() noexcept {
+  std::vector<std::thread> ending;
   {
     std::lock_guard lock{mutex_};
     stopping_ = true;
+    ending.swap(threads_);
   }
   work_.notify_all();
-  for (auto& t : threads_) t.join();
+  // The helpers take what is queued before they end; a caller takes the rest itself (split).
+  for (auto& t : ending) t.join();
 }
 
 void host_copier::start_helpers() {
-  // Under mutex_.
-  if (!threads_.empty() || helpers_ == 0) return;
+  // Under mutex_. Once stopped, the callers copy alone.
+  if (!threads_.empty() || helpers_ == 0 || stopping_) return;
   try {
     for (unsigned i = 0; i < helpers_; ++i) {
       threads_.emplace_back([this] { run_helper(); });
-      name_thread(threads_.back(), "troupe-copier");
+      name_thread(threads_.back(), thread_name_);
     }
   } catch (...) {  // no threads to be had: copy alone
     helpers_ = static_cast<unsigned>(threads_.size());

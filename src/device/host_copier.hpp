@@ -23,10 +23,11 @@ namespace troupe::detail {
 /// in driver calls than they overlap) to 8 MiB (large pieces are copied by several threads).
 std::size_t staging_chunk(std::size_t bytes) noexcept;
 
+/// memcpy and memset of large ranges, split among helper threads and the caller.
 class host_copier {
  public:
-  /// `helpers` threads, started on the first large copy.
-  explicit host_copier(unsigned helpers);
+  /// `helpers` threads, named `thread_name`, started on the first large copy.
+  explicit host_copier(unsigned helpers, const char* thread_name = "troupe-copier");
   ~host_copier();
   host_copier(const host_copier&) = delete;
   host_copier& operator=(const host_copier&) = delete;
@@ -39,6 +40,8 @@ class host_copier {
   /// has opened it (null: all of it is open).
   void copy_when_ready(void* destination, const void* source, std::size_t from, std::size_t to,
                        const destination_gate* ready);
+  /// Ends the helpers; copies after it run on their callers alone.
+  void stop() noexcept;
 
  private:
   struct part {
@@ -68,6 +71,7 @@ class host_copier {
   std::optional<part> pop_part();
 
   unsigned helpers_;
+  const char* thread_name_;
   std::mutex mutex_;
   std::condition_variable work_;
   std::deque<part> parts_;

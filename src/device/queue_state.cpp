@@ -7,11 +7,13 @@
 #include "device/backend.hpp"
 #include "device/completion_queue.hpp"
 #include "device/device_manager.hpp"
-#include "device/event_retirement.hpp"
+#include "device/device_waits.hpp"
 #include "device/issue_command.hpp"
+#include "device/retirement.hpp"
 #include "troupe/async/work_guard.hpp"
 #include "troupe/device/detail/buffer_state.hpp"
 #include "troupe/device/detail/device_state.hpp"
+#include "troupe/device/detail/fresh_memory.hpp"
 #include "troupe/device/detail/program_state.hpp"
 #include "troupe/support/stage_trace.hpp"
 
@@ -29,9 +31,9 @@ class command_marker final : public state_origin {
   explicit command_marker(queue_state& queue) : queue_(&queue), device_(&queue.device()) {}
   ~command_marker() override {
     // The event's last reference: left to the completion thread where the driver charges for
-    // calls beside the launching thread (see event_retirement).
+    // calls beside the launching thread (see retirement).
     if (owner_ && owner_->unique() && queue_->prefers_one_launching_thread())
-      device_->retired_events().release_later(std::move(owner_));
+      device_->retired().release_later(std::move(owner_));
   }
 
   /// The command has its place in the queue's order (submit()): a command submitted to the
@@ -88,6 +90,16 @@ class command_marker final : public state_origin {
 
 std::exception_ptr make_error(errc code, std::string message) {
   return std::make_exception_ptr(error(code, std::move(message)));
+}
+
+/// Whether the driver may block in a command of any kind on `backend` (null: a queue made once
+/// the system was gone, which issues nothing).
+bool may_block_in_any(const backend_queue* backend) noexcept {
+  if (backend == nullptr) return false;
+  for (auto what : {command::kind::write, command::kind::read, command::kind::fill,
+                    command::kind::copy, command::kind::launch})
+    if (backend->may_block_in(what)) return true;
+  return false;
 }
 
 }  // namespace
@@ -148,9 +160,15 @@ queue_state::queue_state(device_state& device, bool keep_device,
                          std::unique_ptr<backend_queue> backend)
     : device_(&device),
       device_ref_(keep_device ? intrusive_ptr<device_state>{&device} : nullptr),
-      backend_(std::move(backend)) {}
+      backend_(std::move(backend)),
+      may_block_(may_block_in_any(backend_.get())) {}
 
-queue_state::~queue_state() = default;
+queue_state::~queue_state() {
+  // Every command on the queue has ended by now: each holds the queue (its marker) until the
+  // completion queue has seen it end. Still, the backend queue's destructor waits for the device
+  // (clFinish), which no worker may call: the completion thread drops it instead.
+  if (backend_ && on_scheduler_worker()) device_->retired().release_later(std::move(backend_));
+}
 
 bool queue_state::stages_reads_of(std::size_t bytes) const noexcept {
   return backend_->stages_reads_of(bytes);
@@ -261,7 +279,7 @@ void queue_state::submit_staged_copy(pending& op, const dependency_list& deps) {
   };
   intrusive_ptr<staging> stage{new staging(op.cmd.bytes), adopt_ref};
   if (op.cmd.bytes >= fresh_memory_threshold)
-    prepare_fresh_memory(stage->bytes.get(), op.cmd.bytes);
+    device_->fresh().prepare(stage->bytes.get(), op.cmd.bytes);
   auto& source = op.cmd.buffer;
   auto& target = op.cmd.target;
   auto& source_queue = &source->device() == device_ ? *this : source->device().default_queue();
@@ -294,7 +312,13 @@ void queue_state::submit_staged_copy(pending& op, const dependency_list& deps) {
 void queue_state::cover() noexcept {
   std::vector<intrusive_ptr<pending>> failed;
   {
-    std::lock_guard guard{mutex_};
+    std::unique_lock guard{mutex_, std::defer_lock};
+    // Where the copy thread may hold the lock while the driver blocks, a waiter does not wait
+    // for it: the completion thread covers the launches (cover_later) once the lock is free.
+    if (!may_block_)
+      guard.lock();
+    else if (!guard.try_lock())
+      return;
     if (uncovered_.empty()) return;
     // The queue's lock before the device's, as in issue().
     auto open = device_->hold_open();
@@ -356,41 +380,63 @@ void queue_state::hand_over_uncovered(event_ptr event, completion_queue& complet
   completions.watch(std::move(event), std::move(batch));
 }
 
-void queue_state::drain(completion_queue* completions) {
-  // The completion thread issues launches only: a copy may block in the driver (NVIDIA's
-  // OpenCL returns from a read once it is done), and the thread must go on polling. The
-  // command's submitter drains it: it waits for this lock meanwhile.
-  const bool launches_only = completions != nullptr;
-  const auto ready = [this, launches_only] {
+void queue_state::lock_for(issuer who, std::unique_lock<std::mutex>& lock) {
+  if (!may_block_ || who == issuer::copy_thread) return lock.lock();
+  if (lock.try_lock()) return;
+  // Held, maybe by the copy thread while the driver blocks: that thread issues what is ready,
+  // once it has the lock.
+  if (hand_to_copy_thread()) return;
+  lock.lock();  // the system is gone: nothing blocks in the driver any more
+}
+
+bool queue_state::issues(issuer who, const pending& op, bool& hand_over) const noexcept {
+  if (may_block_ && who != issuer::copy_thread && backend_->may_block_in(op.cmd.what)) {
+    hand_over = true;
+    return false;
+  }
+  // The completion thread issues launches only: it must go on polling. A command behind them
+  // is issued by its submitter, which waits for this lock meanwhile, or by the copy thread.
+  return who != issuer::completion || op.cmd.what == command::kind::launch;
+}
+
+bool queue_state::hand_to_copy_thread() {
+  return device_->issue_on_copy_thread(intrusive_ptr<queue_state>{this});
+}
+
+void queue_state::drain(issuer who, completion_queue* completions) {
+  std::unique_lock issuing{mutex_, std::defer_lock};
+  lock_for(who, issuing);
+  if (!issuing.owns_lock()) return;  // handed to the copy thread
+  bool hand_over = false;
+  const auto ready = [&] {
     if (deferred_.empty()) return false;
     const pending& front = *deferred_.front();
-    return front.outstanding.load(std::memory_order_acquire) == 0 &&
-           (!launches_only || front.cmd.what == command::kind::launch);
+    return front.outstanding.load(std::memory_order_acquire) == 0 && issues(who, front, hand_over);
   };
   std::vector<intrusive_ptr<pending>> ended;
-  {
-    std::lock_guard issuing{mutex_};
-    bool held = false;  // the last launch issued is not flushed yet
-    for (;;) {
-      intrusive_ptr<pending> op;
-      bool more = false;
-      {
-        std::lock_guard order{order_mutex_};
-        if (!ready()) break;
-        op = std::move(deferred_.front());
-        deferred_.pop_front();
-        more = ready();
-      }
-      if (auto how = issue(*op, completions, more, ended); how != issued::nothing)
-        held = how == issued::held;
-      if (op->ended_at_issue) {
-        if (op->failure) op->marker->failed_at_issue(op->failure);
-        ended.push_back(std::move(op));
-      }
+  bool held = false;  // the last launch issued is not flushed yet
+  for (;;) {
+    intrusive_ptr<pending> op;
+    bool more = false;
+    {
+      std::lock_guard order{order_mutex_};
+      if (!ready()) break;
+      op = std::move(deferred_.front());
+      deferred_.pop_front();
+      more = ready();
     }
-    if (held) backend_->flush();
+    if (auto how = issue(*op, completions, more, ended); how != issued::nothing)
+      held = how == issued::held;
+    if (op->ended_at_issue) {
+      if (op->failure) op->marker->failed_at_issue(op->failure);
+      ended.push_back(std::move(op));
+    }
   }
+  if (held) backend_->flush();
+  issuing.unlock();
   for (auto& op : ended) op->settle();
+  // Once the system is gone, there is no copy thread, and nothing blocks any more.
+  if (hand_over && !hand_to_copy_thread()) drain(issuer::copy_thread, completions);
 }
 
 queue_state::issued queue_state::issue(pending& op, completion_queue* completions, bool more,
@@ -423,6 +469,7 @@ queue_state::issued queue_state::issue(pending& op, completion_queue* completion
     const bool own_event = op.cmd.what != command::kind::launch || op.marker->wanted() ||
                            uncovered_.size() + 1 >= most_uncovered;
     stage_trace::record(stage_trace::point::command_issuing);
+    if (may_block_ && backend_->may_block_in(op.cmd.what)) device_->before_blocking_issue();
     // A queue that issues several at once flushes after the last (drain).
     const auto marking = own_event ? launch_event::own
                          : more    ? launch_event::held

@@ -67,7 +67,9 @@ class staging_pool {
 
   // -- operations ----------------------------------------------------------
 
-  /// A block of at least `bytes` bytes; throws troupe::error.
+  /// A block of at least `bytes` bytes; throws troupe::error. A miss pins a new block on the
+  /// calling thread (a scheduler worker, for a staged write): host work, like the copy into the
+  /// block that follows, and no wait for the device's commands (see the allocators).
   block_type take(std::size_t bytes) {
     const std::size_t block_bytes = sizes.block_bytes(bytes, pinning_.device_name());
     if (std::optional<block_type> kept = kept_.take(block_bytes)) return *kept;

@@ -9,6 +9,29 @@
 
 namespace troupe::pgas::detail {
 
+namespace {
+
+// After the three counters per mailbox, a wave carries: handler calls that threw, PEs where one
+// threw, and the sum of those PEs' ranks and of their first failing mailboxes. Sums of one rank
+// and one mailbox name them exactly when a single PE failed, the case worth naming.
+enum failure_field : std::size_t { calls, pes, rank_sum, mailbox_sum, failure_fields };
+
+std::string what_of(const std::exception_ptr& failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const std::exception& thrown) {
+    return thrown.what();
+  } catch (...) {
+    return "something that is not a std::exception";
+  }
+}
+
+std::string counted(std::int64_t count, const char* noun) {
+  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
+}  // namespace
+
 // Termination detection: waves of MPI_Iallreduce over, per mailbox, (done flags, messages sent,
 // messages processed), summed over all PEs; one wave in flight per selector, on a communicator
 // of its own so that selectors never mix their collectives. A mailbox has terminated once two
@@ -16,6 +39,8 @@ namespace troupe::pgas::detail {
 // counters that only grow, equal counts in two waves mean that no message was in flight between
 // them (Mattern's four-counter method). Cost per wave: one allreduce of 24 bytes per mailbox,
 // O(log P) latency; termination is seen at most two waves after the last message is processed.
+// Each wave also sums the handler failures (see failure_fields): every PE sees the same totals
+// in the wave that ends the selector, so every PE's wait() throws, not only the failing PE's.
 struct mailbox_set::wave {
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Request request = MPI_REQUEST_NULL;
@@ -47,9 +72,9 @@ mailbox_set::mailbox_set(world& owner, std::size_t mailboxes, const mailbox_grap
   // Collective: once it returns here, every PE has attached this selector, so no message for it
   // can reach a PE that does not know it yet.
   MPI_Comm_dup(static_cast<mpi_engine&>(*engine_).comm(), &wave_->comm);
-  wave_->mine.resize(3 * mailboxes);
-  wave_->total.resize(3 * mailboxes);
-  wave_->previous.resize(3 * mailboxes);
+  wave_->mine.resize(3 * mailboxes + failure_fields);
+  wave_->total.resize(3 * mailboxes + failure_fields);
+  wave_->previous.resize(3 * mailboxes + failure_fields);
 }
 
 mailbox_set::~mailbox_set() {
@@ -60,17 +85,26 @@ mailbox_set::~mailbox_set() {
 }
 
 void mailbox_set::settle() noexcept {
-  if (terminated_) return;
-  if (std::uncaught_exceptions() > 0)
-    engine_->abort_job(name() +
-                       " destroyed by an exception before it terminated; ending the "
-                       "job so that no PE waits for this one");
-  // Nothing is lost: leaving scope means done() on this PE, then waiting for the others.
-  try {
-    mark_roots_done();
-    wait_terminated();
-  } catch (const std::exception& failure) {
-    engine_->abort_job(name() + " could not finish in its destructor: " + failure.what());
+  if (!terminated_) {
+    if (std::uncaught_exceptions() > 0)
+      engine_->abort_job(name() +
+                         " destroyed by an exception before it terminated; ending the "
+                         "job so that no PE waits for this one");
+    // Nothing is lost: leaving scope means done() on this PE, then waiting for the others.
+    try {
+      mark_roots_done();
+      run_until_terminated();
+    } catch (const std::exception& failure) {
+      engine_->abort_job(name() + " could not finish in its destructor: " + failure.what());
+    }
+  }
+  if (std::exception_ptr failure = take_unreported_failure()) {
+    try {
+      engine_->keep_unreported(failure);
+    } catch (const std::exception& lost) {
+      engine_->abort_job(name() + ": a handler's error could not be kept for the world (" +
+                         lost.what() + "): " + what_of(failure));
+    }
   }
 }
 
@@ -163,11 +197,34 @@ bool mailbox_set::roots_done() const noexcept {
   return true;
 }
 
-void mailbox_set::wait_terminated() {
+void mailbox_set::run_until_terminated() {
   if (engine_->in_handler())
     throw error(errc::invalid_argument,
                 name() + ".wait: called inside a handler, where it could never return");
   while (!terminated_) engine_->progress(true);
+}
+
+void mailbox_set::wait_terminated() {
+  run_until_terminated();
+  if (outcome_) {
+    reported_ = true;
+    std::rethrow_exception(outcome_);
+  }
+}
+
+std::exception_ptr mailbox_set::take_unreported_failure() noexcept {
+  if (!terminated_ || !outcome_ || reported_) return nullptr;
+  reported_ = true;
+  return outcome_;
+}
+
+void mailbox_set::keep_failure(std::size_t mailbox, int from, std::size_t messages) noexcept {
+  if (failures_ == 0) {
+    first_failure_ = std::current_exception();
+    failed_mailbox_ = mailbox;
+    failed_from_ = from;
+  }
+  failures_ += static_cast<std::int64_t>(messages);
 }
 
 void mailbox_set::yield_now() {
@@ -177,10 +234,13 @@ void mailbox_set::yield_now() {
 future<void> mailbox_set::finished_future() {
   promise<void> waiter;
   future<void> result = waiter.get_future();
-  if (terminated_)
-    waiter.set_value();
-  else
+  if (!terminated_) {
     waiters_.push_back(std::move(waiter));
+  } else if (outcome_) {
+    waiter.set_exception(outcome_);
+  } else {
+    waiter.set_value();
+  }
   return result;
 }
 
@@ -202,13 +262,22 @@ void mailbox_set::advance_termination() {
     }
     current.previous = current.total;
     current.has_previous = true;
-    if (terminated_) return;
+    if (terminated_) {
+      conclude(&current.total[3 * finished_.size()]);
+      return;
+    }
   }
   for (std::size_t m = 0; m < done_.size(); ++m) {
     current.mine[3 * m] = done_[m] ? 1 : 0;
     current.mine[3 * m + 1] = sent_[m];
     current.mine[3 * m + 2] = processed_[m];
   }
+  std::int64_t* failures = &current.mine[3 * done_.size()];
+  const bool failed = failures_ > 0;
+  failures[calls] = failures_;
+  failures[pes] = failed ? 1 : 0;
+  failures[rank_sum] = failed ? engine_->pe() : 0;
+  failures[mailbox_sum] = failed ? static_cast<std::int64_t>(failed_mailbox_) : 0;
   MPI_Iallreduce(current.mine.data(), current.total.data(), static_cast<int>(current.mine.size()),
                  MPI_INT64_T, MPI_SUM, current.comm, &current.request);
 }
@@ -224,7 +293,40 @@ void mailbox_set::terminate_mailbox(std::size_t mailbox) {
   for (bool each : finished_)
     if (!each) return;
   terminated_ = true;
-  for (promise<void>& waiter : waiters_) waiter.set_value();
+}
+
+// Every message has been processed on every PE, so `failures`, the sums of the wave that ended
+// the selector, count every handler that threw. Every PE builds its error from them: the PEs
+// where a handler threw with its own message, the others naming where.
+void mailbox_set::conclude(const std::int64_t* failures) {
+  if (failures[calls] > 0) {
+    const std::string in_all =
+        " in all, on " + counted(failures[pes], "PE") + "; every other message was processed";
+    std::string message;
+    if (failures_ > 0)
+      message = name() + ", mailbox " + std::to_string(failed_mailbox_) + ", PE " +
+                std::to_string(engine_->pe()) + ": a handler threw on a message from PE " +
+                std::to_string(failed_from_) + ": " + what_of(first_failure_) + "; " +
+                counted(failures_, "handler call") + " threw on this PE, " +
+                std::to_string(failures[calls]) + in_all;
+    else if (failures[pes] == 1)
+      message = name() + ": a handler threw on PE " + std::to_string(failures[rank_sum]) +
+                " (mailbox " + std::to_string(failures[mailbox_sum]) +
+                "), whose error carries the handler's message; " +
+                counted(failures[calls], "handler call") + " threw" + in_all;
+    else
+      message = name() + ": handlers threw on " + counted(failures[pes], "PE") +
+                ", whose errors carry the handlers' messages; " +
+                counted(failures[calls], "handler call") + " threw" + in_all;
+    outcome_ = std::make_exception_ptr(error(errc::unhandled_exception, message));
+  }
+  first_failure_ = nullptr;  // its message is in outcome_; the exception may hold user state
+  for (promise<void>& waiter : waiters_) {
+    if (outcome_)
+      waiter.set_exception(outcome_);
+    else
+      waiter.set_value();
+  }
   waiters_.clear();
 }
 

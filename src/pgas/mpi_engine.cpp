@@ -83,6 +83,21 @@ mpi_engine::~mpi_engine() {
     abort_job(
         "pgas::world destroyed by an exception; ending the job so that no PE waits "
         "for this one");
+  // A destructor cannot throw, and dropping the error would let a wrong result pass.
+  if (!unreported_.empty()) {
+    std::string what;
+    try {
+      std::rethrow_exception(unreported_.front());
+    } catch (const std::exception& failure) {
+      what = failure.what();
+    }
+    abort_job(
+        "pgas::world destroyed while a handler's error was not reported (no wait(), "
+        "barrier() or collective after its selector ended): " +
+        what +
+        (unreported_.size() > 1 ? " (and " + std::to_string(unreported_.size() - 1) + " more)"
+                                : std::string()));
+  }
   // Every selector has terminated, so every buffer sent was received: the sends complete.
   for (buffer& sent : in_flight_) MPI_Wait(&sent.request, MPI_STATUS_IGNORE);
   MPI_Barrier(comm_);
@@ -189,31 +204,23 @@ void mpi_engine::deliver(const std::byte* data, std::size_t bytes, int from) {
                 std::to_string(id) +
                 ", which this PE has not created or has destroyed. Every PE creates the same "
                 "selectors in the same order, and destroys each only after wait()");
+    // Handlers run guarded (mailbox_set::guarded): what they throw stays with the selector.
     ++handler_depth_;
-    try {
-      if (header.record_bytes != variable_size) {
-        const std::size_t stride = padded(header.record_bytes);
-        if (stride == 0 || header.count > (bytes - at) / stride) damaged("a block is cut off");
-        set->dispatch_block(mailbox, data + at, header.record_bytes, header.count, from,
-                            header.code);
-        at += stride * header.count;
-      } else {
-        for (std::uint32_t record = 0; record < header.count; ++record) {
-          std::uint64_t size = 0;
-          if (bytes - at < sizeof size) damaged("a record size is cut off");
-          std::memcpy(&size, data + at, sizeof size);
-          at += sizeof size;
-          if (size > bytes - at) damaged("a record is cut off");
-          set->dispatch(mailbox, data + at, static_cast<std::size_t>(size), from, header.code);
-          at += padded(static_cast<std::size_t>(size));
-        }
+    if (header.record_bytes != variable_size) {
+      const std::size_t stride = padded(header.record_bytes);
+      if (stride == 0 || header.count > (bytes - at) / stride) damaged("a block is cut off");
+      set->dispatch_block(mailbox, data + at, header.record_bytes, header.count, from, header.code);
+      at += stride * header.count;
+    } else {
+      for (std::uint32_t record = 0; record < header.count; ++record) {
+        std::uint64_t size = 0;
+        if (bytes - at < sizeof size) damaged("a record size is cut off");
+        std::memcpy(&size, data + at, sizeof size);
+        at += sizeof size;
+        if (size > bytes - at) damaged("a record is cut off");
+        set->dispatch(mailbox, data + at, static_cast<std::size_t>(size), from, header.code);
+        at += padded(static_cast<std::size_t>(size));
       }
-    } catch (const std::exception& failure) {
-      abort_job("a handler of " + set->name() + ", mailbox " + std::to_string(mailbox) +
-                ", threw: " + failure.what());
-    } catch (...) {
-      abort_job("a handler of " + set->name() + ", mailbox " + std::to_string(mailbox) +
-                ", threw something that is not a std::exception");
     }
     --handler_depth_;
     set->count_processed(mailbox, header.count);
@@ -252,6 +259,22 @@ int mpi_engine::attach(mailbox_set& set) {
 
 void mpi_engine::detach(int id) noexcept {
   selectors_[static_cast<std::size_t>(id)] = nullptr;
+}
+
+void mpi_engine::keep_unreported(std::exception_ptr failure) {
+  unreported_.push_back(std::move(failure));
+}
+
+void mpi_engine::throw_unreported(bool of_selectors) {
+  if (of_selectors)
+    for (mailbox_set* set : selectors_)
+      if (set != nullptr)
+        if (std::exception_ptr failure = set->take_unreported_failure())
+          unreported_.push_back(std::move(failure));
+  if (unreported_.empty()) return;
+  std::exception_ptr first = std::move(unreported_.front());
+  unreported_.erase(unreported_.begin());
+  std::rethrow_exception(first);
 }
 
 void mpi_engine::abort_job(const std::string& message) const noexcept {

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -23,11 +24,17 @@ class mpi_engine final : public engine {
   void ship(int dest) override;
   int attach(mailbox_set& set) override;
   void detach(int id) noexcept override;
+  void keep_unreported(std::exception_ptr failure) override;
   [[noreturn]] void abort_job(const std::string& message) const noexcept override;
 
   MPI_Comm comm() const noexcept { return comm_; }
   /// Runs progress until `request` completes.
   void wait_for(MPI_Request& request);
+  /// Throws the first handler error that nothing has reported yet: of a selector destroyed
+  /// before, or, with `of_selectors`, of one that has terminated. The others stay for the next
+  /// call. Called by the world's collectives once they complete, so that every PE throws at the
+  /// same one.
+  void throw_unreported(bool of_selectors);
   /// The selectors attached now (null where one was detached).
   const std::vector<mailbox_set*>& selectors() const noexcept { return selectors_; }
 
@@ -49,6 +56,7 @@ class mpi_engine final : public engine {
   std::vector<buffer> in_flight_;
   std::vector<std::unique_ptr<std::byte[]>> spare_;
   std::vector<mailbox_set*> selectors_;
+  std::vector<std::exception_ptr> unreported_;  // oldest first
   bool progressing_ = false;
 };
 

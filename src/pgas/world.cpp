@@ -37,6 +37,7 @@ void world::barrier() {
   MPI_Request request;
   MPI_Ibarrier(engine.comm(), &request);
   engine.wait_for(request);
+  engine.throw_unreported(true);
 }
 
 void world::reduce(void* data, std::size_t count, scalar kind, reduction op) {
@@ -46,6 +47,7 @@ void world::reduce(void* data, std::size_t count, scalar kind, reduction op) {
   MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(count), datatype(static_cast<int>(kind)),
                  mpi_op, engine.comm(), &request);
   engine.wait_for(request);
+  engine.throw_unreported(false);
 }
 
 std::vector<std::int64_t> world::all_to_all(std::span<const std::int64_t> counts) {
@@ -59,6 +61,7 @@ std::vector<std::int64_t> world::all_to_all(std::span<const std::int64_t> counts
   MPI_Ialltoall(counts.data(), 1, MPI_INT64_T, received.data(), 1, MPI_INT64_T, engine.comm(),
                 &request);
   engine.wait_for(request);
+  engine.throw_unreported(false);
   return received;
 }
 

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -76,6 +78,28 @@ errc code_of(F&& f) {
   return errc::none;
 }
 
+/// Told by a future's state when somebody starts to wait for it (state_origin::awaited).
+class wait_signal final : public troupe::detail::state_origin {
+ public:
+  void awaited() noexcept override {
+    {
+      std::lock_guard guard{mutex_};
+      waited_ = true;
+    }
+    changed_.notify_all();
+  }
+  /// Whether somebody started to wait within 30 s.
+  bool wait() {
+    std::unique_lock lock{mutex_};
+    return changed_.wait_for(lock, 30s, [this] { return waited_; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool waited_ = false;
+};
+
 TEST(future, value_set_before_and_after_get) {
   troupe::promise<int> early;
   early.set_value(7);
@@ -83,12 +107,16 @@ TEST(future, value_set_before_and_after_get) {
 
   troupe::promise<std::string> late;
   auto f = late.get_future();
+  auto signal = troupe::detail::make_counted<wait_signal>();
+  troupe::detail::future_access::state(f)->set_origin(signal);
+  bool waited_first = false;
   std::thread producer{[&] {
-    std::this_thread::sleep_for(5ms);
+    waited_first = signal->wait();  // set only once get() below waits for it
     late.set_value("late");
   }};
   EXPECT_EQ(f.get(), "late");
   producer.join();
+  EXPECT_TRUE(waited_first) << "get() did not start to wait";
   EXPECT_FALSE(f.valid());
 }
 

@@ -175,8 +175,10 @@ TEST(actor, registry_finds_actors_by_name_until_they_end) {
   EXPECT_EQ(sys.registry().get("echo"), a);
   EXPECT_FALSE(sys.registry().get("nobody"));
   EXPECT_THROW(sys.registry().put("empty", actor{}), troupe::error);
+  troupe::scoped_actor self{sys};
+  a->add_monitor(self.handle().address());  // after put: told after the registry was
   troupe::send_exit(a, troupe::error{errc::kill, "test"});
-  for (int i = 0; i < 200 && sys.registry().get("echo"); ++i) std::this_thread::sleep_for(1ms);
+  ASSERT_TRUE(self->receive_for(30s, [](const troupe::down_msg&) {})) << "the actor did not end";
   EXPECT_FALSE(sys.registry().get("echo"));
 }
 

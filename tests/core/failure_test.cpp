@@ -189,11 +189,19 @@ TEST(failure, monitoring_a_dead_actor_delivers_down_at_once) {
   actor_system sys{two_threads()};
   auto a =
       sys.spawn([](event_based_actor* self) { return behavior{[self](int) { self->quit(); }}; });
-  troupe::request<void>(a, 1).get();
   troupe::scoped_actor self{sys};
-  for (int i = 0; i < 500 && !a->is_terminated(); ++i) std::this_thread::sleep_for(1ms);
   a->add_monitor(self.handle().address());
-  EXPECT_TRUE(self->receive_for(1s, [](const down_msg& down) { EXPECT_FALSE(down.reason); }));
+  troupe::request<void>(a, 1).get();
+  // The first monitor's down message says that the actor has ended.
+  ASSERT_TRUE(self->receive_for(30s, [](const down_msg& down) { EXPECT_FALSE(down.reason); }));
+  ASSERT_TRUE(a->is_terminated());
+  // A monitor added now gets its down message within add_monitor, before it returns.
+  a->add_monitor(self.handle().address());
+  ASSERT_EQ(self->mailbox_size(), 1u);
+  EXPECT_TRUE(self->receive_for(0s, [&](const down_msg& down) {
+    EXPECT_FALSE(down.reason);
+    EXPECT_EQ(down.source, a.address());
+  }));
 }
 
 TEST(failure, unreferenced_actors_end_as_unreachable) {

@@ -122,20 +122,30 @@ TEST(scheduler, hints_from_many_threads_keep_one_worker_standing_by) {
   scheduler s{4, scheduler::default_spin_rounds, true};
   s.start();
   std::atomic<int> runs{0};
+  // Each thread hints and sends jobs, then hints on alone until the main thread has looked for
+  // one worker standing by while the other three park.
+  std::atomic<bool> looked{false};
   std::vector<std::thread> hinters;
   for (int t = 0; t < 3; ++t) {
     hinters.emplace_back([&] {
-      for (int i = 0; i < 2000; ++i) {
+      for (int i = 0; i < 2000 || !looked.load(); ++i) {
         s.expect_work_until(clock_type::now() + 2ms);
-        if (i % 4 == 0) s.schedule(new counting_job{runs});
+        if (i < 2000 && i % 4 == 0) s.schedule(new counting_job{runs});
         std::this_thread::yield();
       }
     });
   }
+  const bool all_ran = eventually([&] { return runs.load() == 1500; });
+  // idle(): the parked workers and the one that stands by are all of them, and nothing queued.
+  const bool one_stood_by = all_ran && eventually([&] { return s.standing_by() && s.idle(); });
+  looked = true;
   for (auto& t : hinters) t.join();
-  ASSERT_TRUE(eventually([&] { return runs.load() == 1500; }));
+  ASSERT_TRUE(all_ran) << runs.load() << " of 1500 jobs ran";
+  EXPECT_TRUE(one_stood_by) << "no worker stood by alone while the hints came";
+  // Once the hints stop, the standby ends too.
   ASSERT_TRUE(eventually([&] { return !s.standing_by() && s.idle(); }));
   s.stop();
+  EXPECT_EQ(runs.load(), 1500);
 }
 
 TEST(scheduler, a_blocked_worker_is_replaced_by_a_spare_that_retires_after) {

@@ -82,6 +82,57 @@ class counted_event final : public backend_event {
   tally& tally_;
 };
 
+/// Whether `queue`'s thread falls asleep within 20 s (polled: it tells nobody).
+bool asleep_soon(completion_queue& queue) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!queue.sleeps() && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  return queue.sleeps();
+}
+
+/// A backend queue that counts, as counted_event does, where it was dropped; nothing is ever
+/// enqueued on it.
+class counted_queue final : public backend_queue {
+ public:
+  explicit counted_queue(counted_event::tally& t) : tally_(t) {}
+  ~counted_queue() override {
+    {
+      std::lock_guard guard{tally_.mutex};
+      tally_.last_on = std::this_thread::get_id();
+    }
+    tally_.dropped.fetch_add(1);
+  }
+  event_ptr write(backend_memory&, std::size_t, const void*, std::size_t, bool,
+                  wait_list) override {
+    return unused();
+  }
+  event_ptr read(backend_memory&, std::size_t, void*, std::size_t, bool,
+                 intrusive_ptr<destination_gate>, wait_list) override {
+    return unused();
+  }
+  bool stages_reads_of(std::size_t) const noexcept override { return false; }
+  event_ptr fill(backend_memory&, std::size_t, std::size_t, const void*, std::size_t,
+                 wait_list) override {
+    return unused();
+  }
+  event_ptr copy(backend_memory&, std::size_t, backend_memory&, std::size_t, std::size_t,
+                 wait_list) override {
+    return unused();
+  }
+  event_ptr launch(backend_kernel&, const launch_shape&, std::span<const kernel_argument>,
+                   wait_list, launch_event) override {
+    return unused();
+  }
+  event_ptr mark() override { return unused(); }
+  void flush() override {}
+
+ private:
+  [[noreturn]] static event_ptr unused() {
+    throw error(errc::runtime_error, "counted_queue: no command is enqueued on it");
+  }
+  counted_event::tally& tally_;
+};
+
 /// Runs jobs inline and records the hints it is given.
 class hint_recorder final : public executor {
  public:
@@ -159,13 +210,25 @@ TEST(completion_queue, drops_an_event_left_to_it_on_its_thread_once_it_is_idle) 
     hint_recorder results;
     counted_event::tally tally;
     completion_queue queue{mode, results};
-    // Long enough for the thread to fall asleep first: the event must wake it.
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    // The thread falls asleep first: the event must wake it.
+    ASSERT_TRUE(asleep_soon(queue)) << "the idle thread did not fall asleep";
     queue.retirement()->release_later(event_ptr{new counted_event(tally), adopt_ref});
     ASSERT_TRUE(tally.wait_for(1)) << "the idle thread did not drop the event";
     EXPECT_NE(tally.where(), std::this_thread::get_id());
     EXPECT_EQ(queue.retirement()->waiting(), 0u);
   }
+}
+
+TEST(completion_queue, drops_a_queue_left_to_it_on_its_thread) {
+  // A backend queue's destructor waits for the device: a worker that drops a queue leaves it
+  // here (queue_state).
+  hint_recorder results;
+  counted_event::tally tally;
+  completion_queue queue{completion_queue::mode::polling, results};
+  queue.retirement()->release_later(std::make_unique<counted_queue>(tally));
+  ASSERT_TRUE(tally.wait_for(1)) << "the idle thread did not drop the queue";
+  EXPECT_NE(tally.where(), std::this_thread::get_id());
+  EXPECT_EQ(queue.retirement()->waiting(), 0u);
 }
 
 TEST(completion_queue, keeps_events_left_to_it_while_a_command_is_in_flight_until_many_wait) {
@@ -177,7 +240,8 @@ TEST(completion_queue, keeps_events_left_to_it_while_a_command_is_in_flight_unti
   const int most = static_cast<int>(completion_queue::most_retired);
   for (int i = 0; i + 1 < most; ++i)
     queue.retirement()->release_later(event_ptr{new counted_event(tally), adopt_ref});
-  // The command never ends meanwhile, so the thread is never idle: it keeps them all.
+  // The command never ends meanwhile, so the thread is never idle: it keeps them all. Time
+  // passes on purpose, for a thread that wrongly dropped them to do so.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(tally.dropped.load(), 0);
   EXPECT_EQ(queue.retirement()->waiting(), completion_queue::most_retired - 1);
@@ -192,7 +256,7 @@ TEST(completion_queue, drops_events_left_to_it_when_it_stops_and_after_it_where_
   hint_recorder results;
   counted_event::tally tally;
   watched_command running;
-  intrusive_ptr<event_retirement> retirement;
+  intrusive_ptr<detail::retirement> retirement;
   {
     completion_queue queue{completion_queue::mode::polling, results};
     retirement = queue.retirement();

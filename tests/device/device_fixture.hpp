@@ -168,6 +168,12 @@ class device_test : public ::testing::TestWithParam<std::string> {
     dev = sys.devices()[index];
   }
 
+  /// No test lets a scheduler worker wait for the device (device_waits).
+  void TearDown() override {
+    EXPECT_EQ(dev.state()->waits_on_workers(), 0u)
+        << "driver calls waited for device '" << dev.name() << "' on a scheduler worker";
+  }
+
   program compile_test_kernels() { return dev.compile(test_kernels().for_device(dev)).get(); }
 
   actor_system sys;

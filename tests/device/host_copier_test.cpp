@@ -100,6 +100,7 @@ TEST(host_copier, copies_only_what_its_gate_has_opened) {
   // The gate opens a quarter piece at a time; before each step, nothing beyond it was written.
   int written_ahead = 0;
   for (std::size_t open = 0; open < bytes;) {
+    // Time passes on purpose: a copier that wrongly ran ahead of the gate would do so now.
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     if (!std::all_of(target.begin() + static_cast<std::ptrdiff_t>(open / sizeof(std::uint32_t)),
                      target.end(), [](auto x) { return x == 0xdeadbeef; }))
@@ -118,10 +119,11 @@ TEST(host_copier, a_copy_out_follows_a_result_prepared_beside_it) {
   // As a large staged read: the submitting thread prepares the vector (zeroes it) while the
   // completion thread copies the data in; no zero may land on copied data.
   host_copier copier{3};
+  fresh_memory fresh;
   const std::size_t count = (5u << 20) + 7u;
   auto source = numbers(count, 31);
   intrusive_ptr<vector_result<std::uint32_t>> result{
-      new vector_result<std::uint32_t>({}, count, /*prepare_later=*/true), adopt_ref};
+      new vector_result<std::uint32_t>({}, count, /*prepare_later=*/true, fresh), adopt_ref};
   ASSERT_TRUE(result->gate());
   EXPECT_EQ(result->gate()->ready(), 0u);
   auto got = future_access::make<future<std::vector<std::uint32_t>>>(result->shared());
@@ -143,14 +145,29 @@ TEST(host_copier, results_ready_at_once_have_no_gate) {
   } cases[] = {{1000, true},
                {fresh_check_threshold / sizeof(std::uint32_t) + 1, true},
                {fresh_memory_threshold / sizeof(std::uint32_t) + 1, false}};
+  fresh_memory fresh;
   for (const auto& c : cases) {
     intrusive_ptr<vector_result<std::uint32_t>> result{
-        new vector_result<std::uint32_t>({}, c.count, c.prepare_later), adopt_ref};
+        new vector_result<std::uint32_t>({}, c.count, c.prepare_later, fresh), adopt_ref};
     EXPECT_FALSE(result->gate()) << c.count;
     result->prepare();  // nothing left to do
     auto got = future_access::make<future<std::vector<std::uint32_t>>>(result->shared());
     result->complete();
     EXPECT_EQ(std::move(got).get(), std::vector<std::uint32_t>(c.count, 0)) << c.count;
+  }
+}
+
+TEST(fresh_memory, zeroes_exactly_the_range_also_once_closed) {
+  // Closed with its system, it still prepares what a read submitted later gives it, alone.
+  fresh_memory fresh;
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::uint32_t> memory((9u << 20) / sizeof(std::uint32_t) + 2, 0xdeadbeef);
+    fresh.prepare(memory.data() + 1, (memory.size() - 2) * sizeof(std::uint32_t));
+    EXPECT_EQ(memory.front(), 0xdeadbeefu) << round;
+    EXPECT_EQ(memory.back(), 0xdeadbeefu) << round;
+    EXPECT_TRUE(std::all_of(memory.begin() + 1, memory.end() - 1, [](auto x) { return x == 0; }))
+        << round;
+    fresh.close();
   }
 }
 

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <numeric>
@@ -278,6 +279,7 @@ TEST_P(launch_test, every_dependency_is_awaited_not_just_the_first) {
   auto wc = qc.write(c, std::span<const int>{threes}, after(later.get_future()));
   auto k = dev.launch(p, "sum3", nd_range{{n}}, after(wa, wb, wc), a, b, c, out, n);
   std::thread setter{[&] {
+    // Time passes on purpose: the launch is issued meanwhile, and must not start.
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     later.set_value();
   }};
@@ -292,6 +294,7 @@ TEST_P(launch_test, host_dependencies_keep_the_queue_in_order) {
   auto first = q.fill(buf, 1, after(gate.get_future()));
   auto second = q.fill(buf, 2);  // submitted later: must run later, though it waits for nothing
   auto result = q.read(buf);
+  // Time passes on purpose: a queue that let the later commands overtake would end them now.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_FALSE(result.is_ready());
   gate.set_value();
@@ -493,12 +496,24 @@ TEST_P(launch_test, a_launch_waited_for_before_during_or_after_its_issue_ends) {
 TEST_P(launch_test, a_continuation_on_a_launch_runs_without_a_blocking_wait) {
   const unsigned n = 64;
   auto [p, q, buf] = fresh_queue_with(dev, compile_test_kernels(), n, 41);
-  auto answer =
-      q.launch(p, "increment", nd_range{{n}}, buf, n).then([buf](future<void> launched) mutable {
-        launched.get();
-        return buf.read().get().front();
-      });
-  EXPECT_EQ(answer.get(), 42);
+  // Nobody waits, neither here nor in the continuations: the read is chained, and the result
+  // is only polled for.
+  std::atomic<bool> on_a_worker{false};
+  std::atomic<int> first{0};
+  auto* workers = &sys.default_executor();
+  auto answer = q.launch(p, "increment", nd_range{{n}}, buf, n)
+                    .then([buf](future<void> launched) mutable {
+                      launched.get();  // ready: rethrows a failed launch
+                      return buf.read();
+                    })
+                    .then([&, workers](std::vector<int> values) {
+                      on_a_worker = troupe::detail::this_thread_executor() == workers;
+                      first = values.front();
+                    });
+  ASSERT_TRUE(becomes_true_when_polled([&] { return answer.is_ready(); }));
+  answer.get();
+  EXPECT_EQ(first.load(), 42);
+  EXPECT_TRUE(on_a_worker.load()) << "the continuation ran outside the scheduler's workers";
 }
 
 TEST_P(launch_test, launches_nobody_waited_for_have_ended_once_the_system_is_gone) {

@@ -213,6 +213,7 @@ TEST(pgas_lambda_actor, nested_sends_terminate_after_the_last_hop_despite_delays
       }
     };
     for (int token = 0; token < 50; ++token) actor.send(world.pe(), hop{20});
+    // Time passes on purpose: half the PEs call done() late, while others' hops still come.
     if (world.pe() % 2 == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     actor.done();
     actor.wait();

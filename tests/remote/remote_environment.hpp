@@ -55,11 +55,20 @@ class remote_environment : public ::testing::Environment {
     ::setenv("TROUPE_ICD_HOSTS", (dir / "hosts").c_str(), 1);
   }
 
+  // A server stops with status 0 on SIGTERM. Anything else fails the run: a sanitizer that
+  // reported in the server (its report is on this process's stderr) makes it exit nonzero.
   void TearDown() override {
     for (auto* server : {&plain_, &tokened_}) {
       if (!server->process) continue;
       server->process->kill(SIGTERM);
-      if (!server->process->wait(10s)) server->process->kill(SIGKILL);
+      auto status = server->process->wait(30s);
+      if (!status) {
+        ADD_FAILURE() << "troupe-deviced on " << server->endpoint()
+                      << " did not stop within 30 s of SIGTERM";
+      } else if (*status != 0) {
+        ADD_FAILURE() << "troupe-deviced on " << server->endpoint() << " exited with status "
+                      << *status << " after SIGTERM, expected 0 (see its messages above)";
+      }
       server->process.reset();
     }
     directory_.reset();

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "troupe/core/default_handler.hpp"
+
 namespace troupe {
 
 /// Settings of an actor system. Defaults, overridden by the environment (TROUPE_THREADS,
@@ -33,6 +35,11 @@ struct config {
   /// $XDG_CACHE_HOME/troupe/kernels (else ~/.cache/troupe/kernels). TROUPE_KERNEL_CACHE,
   /// --troupe.kernel-cache.
   std::string kernel_cache;
+
+  /// What actors do with asynchronous messages that none of their handlers matches, unless an
+  /// actor sets its own (event_based_actor::set_default_handler): one of
+  /// troupe::default_handlers or a function of your own. Set in code only.
+  troupe::default_handler default_handler = default_handlers::print_and_drop;
 
   /// The program's own arguments (argv[0] first), with troupe's removed.
   std::vector<std::string> remaining_args;

@@ -13,6 +13,7 @@
 #include "troupe/async/executor.hpp"
 #include "troupe/core/actor.hpp"
 #include "troupe/core/behavior.hpp"
+#include "troupe/core/default_handler.hpp"
 #include "troupe/core/detail/mailbox.hpp"
 #include "troupe/core/detail/timer_service.hpp"
 #include "troupe/core/mailbox_element.hpp"
@@ -140,9 +141,12 @@ class event_based_actor : public abstract_actor, public job, private detail::res
   /// Handles errors of requests made without an error handler (default: quit with the error).
   void set_error_handler(std::function<void(error&)> handler);
 
-  /// Handles messages no handler matched (default: a request gets an unexpected_message error,
-  /// other messages are reported on stderr and dropped).
-  void set_default_handler(std::function<void(message&)> handler);
+  /// Decides what happens to asynchronous messages that no handler of the behavior matches: one
+  /// of troupe::default_handlers (drop, print_and_drop, reflect, reflect_and_quit) or a function
+  /// of your own (see troupe::default_handler). An empty handler restores the system's
+  /// (config::default_handler, print_and_drop unless set). A request that no handler matches
+  /// always gets an errc::unexpected_message error naming this actor and the message's types.
+  void set_default_handler(default_handler handler);
 
   // -- internals ------------------------------------------------------------
 
@@ -193,7 +197,7 @@ class event_based_actor : public abstract_actor, public job, private detail::res
   std::function<void(down_msg&)> down_handler_;
   std::function<void(exit_msg&)> exit_handler_;
   std::function<void(error&)> error_handler_;
-  std::function<void(message&)> default_handler_;
+  default_handler default_handler_;  // empty: the system's
 
  public:
   // Intrusive list of the system's live actors (for shutdown); touched under the system's lock.

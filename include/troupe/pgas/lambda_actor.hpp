@@ -116,7 +116,8 @@ class lambda_actor : public detail::mailbox_set {
   void done() { mark_roots_done(); }
   /// Lets this PE's lambdas run; sends partial buffers when there is nothing to receive.
   void yield() { yield_now(); }
-  /// Blocks, running lambdas, until the actor has terminated on every PE.
+  /// Blocks, running lambdas, until the actor has terminated on every PE. Throws troupe::error
+  /// on every PE if a lambda threw on any (see selector::wait).
   void wait() { wait_terminated(); }
   /// Completes once the actor has terminated everywhere (see selector::finished).
   future<void> finished() { return finished_future(); }
@@ -125,15 +126,22 @@ class lambda_actor : public detail::mailbox_set {
   // one call that runs the whole block, the lambda inlined into its loop. Lambdas with data are
   // variable-size records, which the engine hands over one at a time with their size; they have
   // an invoker type of their own.
+  // A lambda that throws is kept as the actor's error (mailbox_set::guarded); the others run.
   void dispatch(std::size_t, const std::byte* payload, std::size_t bytes, int from,
                 std::uint64_t code) override {
-    reinterpret_cast<data_invoker>(resolve(code))(payload, bytes, *this, from);
+    guarded(0, from,
+            [&] { reinterpret_cast<data_invoker>(resolve(code))(payload, bytes, *this, from); });
   }
 
   void dispatch_block(std::size_t, const std::byte* records, std::size_t record_bytes,
                       std::size_t count, int from, std::uint64_t code) override {
-    reinterpret_cast<block_invoker>(resolve(code))(records, detail::padded(record_bytes), count,
-                                                   *this, from);
+    // Code that this program does not have fails the whole block; the engine counts it.
+    detail::any_function run = nullptr;
+    const auto find = [&] { run = resolve(code); };
+    guarded(0, from, find, count);
+    if (run != nullptr)
+      reinterpret_cast<block_invoker>(run)(records, detail::padded(record_bytes), count, *this,
+                                           from);
   }
 
  private:
@@ -164,7 +172,7 @@ class lambda_actor : public detail::mailbox_set {
   static void invoke_block(const std::byte* records, std::size_t stride, std::size_t count,
                            lambda_actor& self, int from) {
     for (std::size_t index = 0; index < count; ++index)
-      call<F>(records + index * stride, self, from);
+      self.guarded(0, from, [&] { call<F>(records + index * stride, self, from); });
   }
 
   template <class F, class T>

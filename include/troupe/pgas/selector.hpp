@@ -63,11 +63,15 @@ class selector : public detail::mailbox_set {
   /// Lets this PE's handlers run; sends partial buffers when there is nothing to receive.
   void yield() { yield_now(); }
 
-  /// Blocks, running handlers, until every mailbox has terminated on every PE.
+  /// Blocks, running handlers, until every mailbox has terminated on every PE. Throws
+  /// troupe::error (unhandled_exception) on every PE if a handler threw on any: on the PE where
+  /// it threw with the handler's message, elsewhere naming that PE. The other messages were
+  /// processed all the same.
   void wait() { wait_terminated(); }
 
-  /// Completes once every mailbox has terminated everywhere. Only progress (send, yield, wait,
-  /// barrier) makes it so: a thread that only waits on the future waits forever.
+  /// Completes once every mailbox has terminated everywhere, with wait()'s error if a handler
+  /// threw. Only progress (send, yield, wait, barrier) makes it so: a thread that only waits on
+  /// the future waits forever.
   future<void> finished() { return finished_future(); }
 
   /// Called by the engine for each block of fixed-size messages.
@@ -78,17 +82,21 @@ class selector : public detail::mailbox_set {
     } else {
       handler& process = handlers_[mailbox];
       for (std::size_t index = 0; index < count; ++index)
-        traits::deliver(process, records + index * detail::padded(sizeof(Msg)), from);
+        guarded(mailbox, from, [&] {
+          traits::deliver(process, records + index * detail::padded(sizeof(Msg)), from);
+        });
     }
   }
 
   /// Called by the engine for each message.
   void dispatch(std::size_t mailbox, const std::byte* payload, std::size_t bytes, int from,
                 std::uint64_t) override {
-    if constexpr (is_variable_size<Msg>)
-      traits::deliver(handlers_[mailbox], payload, bytes, from);
-    else
-      traits::deliver(handlers_[mailbox], payload, from);
+    guarded(mailbox, from, [&] {
+      if constexpr (is_variable_size<Msg>)
+        traits::deliver(handlers_[mailbox], payload, bytes, from);
+      else
+        traits::deliver(handlers_[mailbox], payload, from);
+    });
   }
 
  protected:

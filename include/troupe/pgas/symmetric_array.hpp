@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <span>
@@ -70,13 +71,22 @@ class symmetric_array {
     return result;
   }
 
-  /// Completes every operation that any PE issued before it; every PE calls it.
+  /// Completes every operation that any PE issued before it; every PE calls it. Throws
+  /// troupe::error on every PE if a get_nbi callback threw on any (see selector::wait); the
+  /// array stays usable.
   void quiet() {
     round_->done(0);
-    round_->wait();
+    std::exception_ptr failure;
+    try {
+      round_->wait();
+    } catch (...) {
+      if (!round_->terminated()) throw;  // wait() itself was refused: the round goes on
+      failure = std::current_exception();
+    }
     tickets_.clear();
     round_.reset();
     open_round();
+    if (failure) std::rethrow_exception(failure);
   }
 
  private:

@@ -43,8 +43,13 @@ class world {
   std::size_t buffer_bytes() const noexcept { return engine_->buffer_bytes(); }
 
   /// Waits until every selector that this PE has called done() on has terminated everywhere,
-  /// then for every PE; handlers run meanwhile.
+  /// then for every PE; handlers run meanwhile. Throws troupe::error (unhandled_exception) when
+  /// a handler threw in a selector that has terminated and nothing has reported it (see
+  /// docs/pgas.md, Errors); every PE throws here alike.
   void barrier();
+
+  // Collectives throw, once they have completed, the error of a selector destroyed before
+  // anything reported a handler that threw in it (see barrier()).
 
   /// `value` reduced over all PEs; handlers run while it waits.
   template <class T>

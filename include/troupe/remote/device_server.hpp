@@ -15,7 +15,9 @@ class device_server {
  public:
   // -- constructors ---------------------------------------------------------
 
-  /// Binds the socket; refuses a non-loopback address without a token.
+  /// Binds the socket and lists this host's OpenCL devices, on the caller's thread (an OpenCL
+  /// implementation's first listing may set environment variables); refuses a non-loopback
+  /// address without a token.
   explicit device_server(server_options options);
   device_server(const device_server&) = delete;
   device_server& operator=(const device_server&) = delete;

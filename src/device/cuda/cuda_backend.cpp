@@ -69,6 +69,7 @@ class cuda_device final : public backend_device {
   }
 
   const void* domain() const noexcept override { return context_->platform.get(); }
+  const device_waits& waits() const noexcept override { return context_->waits; }
 
   bool can_copy_peer(const backend_device& other) const override {
     const cuda_device* peer = same_discovery(other);

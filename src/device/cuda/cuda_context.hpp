@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "device/cuda/cuda_driver.hpp"
+#include "device/device_waits.hpp"
 
 namespace troupe::detail {
 
@@ -89,6 +90,8 @@ class cuda_context {
   const std::shared_ptr<cuda_platform> platform;
   const CUdevice device;
   const std::string name;
+  /// The calls that waited for the device on a scheduler worker: none (device_waits).
+  mutable device_waits waits;
   CUcontext handle = nullptr;
 };
 

@@ -88,11 +88,16 @@ cuda_event::~cuda_event() {
   const cuda_context& context = *pool_->context;
   if (staged_.block.data) {
     // Dropped before finish(), after an error or by an abandoned command: the device may still
-    // copy through the block, so wait for it before anyone reuses the block.
+    // copy through the block, so wait for it before anyone reuses the block. The completion
+    // queue holds every recorded event until its command has ended, so that wait returns at
+    // once wherever it runs; an event never recorded is dropped by the thread whose enqueue
+    // failed, after a driver error that has usually stopped the stream already.
     context.make_current_quietly();
     if (recorded_) {
+      context.waits.note(context.driver().cuEventQuery(handle_) != CUDA_ERROR_NOT_READY);
       context.driver().cuEventSynchronize(handle_);
     } else {
+      context.waits.note();
       context.driver().cuStreamSynchronize(stream_->handle);
     }
   }

@@ -39,7 +39,9 @@ class cuda_pinned_allocator {
 
   // -- operations ----------------------------------------------------------
 
-  /// cuMemHostAlloc of `bytes` bytes; throws troupe::error.
+  /// cuMemHostAlloc of `bytes` bytes; throws troupe::error. The CUDA guide counts a page-locked
+  /// allocation among the calls that order the device's streams (implicit synchronization);
+  /// whether it also holds the calling thread until they are idle is not measured yet.
   cuda_staging_block allocate(std::size_t bytes);
   /// cuMemFreeHost.
   void release(const cuda_staging_block& block) const noexcept;

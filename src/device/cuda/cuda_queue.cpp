@@ -275,6 +275,7 @@ event_ptr cuda_queue::mark() {
     return enqueue({}, {}, [](CUstream) {});
   } catch (...) {
     // What the marker was to cover may still use its memory.
+    context_->waits.note();
     context_->driver().cuStreamSynchronize(stream_->handle);
     throw;
   }

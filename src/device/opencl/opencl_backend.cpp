@@ -35,6 +35,16 @@ std::string setting(const char* name, std::initializer_list<const char*> choices
   return {};
 }
 
+/// CL_PLATFORM_VENDOR ("NVIDIA Corporation"); empty when the driver does not say.
+std::string platform_vendor(cl_platform_id platform) {
+  std::size_t size = 0;
+  if (clGetPlatformInfo(platform, CL_PLATFORM_VENDOR, 0, nullptr, &size) != CL_SUCCESS) return {};
+  std::string vendor(size, '\0');
+  if (clGetPlatformInfo(platform, CL_PLATFORM_VENDOR, size, vendor.data(), nullptr) != CL_SUCCESS)
+    return {};
+  return vendor;
+}
+
 }  // namespace
 
 backend_discovery discover_opencl() {
@@ -46,6 +56,10 @@ backend_discovery discover_opencl() {
   // tests on PoCL run that rule too.
   const std::string launching =
       setting("TROUPE_OPENCL_LAUNCHING", {"one-thread", "any-thread"}, found.unavailable_reason);
+  // "auto": reads go through the copy thread where the driver blocks in them (NVIDIA's);
+  // "copy-thread": on every platform, so that tests on PoCL run that path; "any-thread": never.
+  const std::string reading = setting(
+      "TROUPE_OPENCL_READING", {"auto", "copy-thread", "any-thread"}, found.unavailable_reason);
   if (!found.unavailable_reason.empty()) return found;
   cl_uint platforms = 0;
   cl_int status = clGetPlatformIDs(0, nullptr, &platforms);
@@ -60,14 +74,17 @@ backend_discovery discover_opencl() {
   clGetPlatformIDs(platforms, ids.data(), nullptr);
   std::string problems;
   for (auto platform : ids) {
+    const bool blocking_reads =
+        reading == "copy-thread" ||
+        (reading == "auto" && platform_vendor(platform).find("NVIDIA") != std::string::npos);
     cl_uint count = 0;
     if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS) continue;
     std::vector<cl_device_id> devices(count);
     clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, devices.data(), nullptr);
     for (auto id : devices) {
       try {
-        found.devices.push_back(std::make_unique<opencl_device>(platform, id, staging_mode == "all",
-                                                                launching == "one-thread"));
+        found.devices.push_back(std::make_unique<opencl_device>(
+            platform, id, staging_mode == "all", launching == "one-thread", blocking_reads));
       } catch (const error& e) {
         problems += (problems.empty() ? "" : "; ") + std::string{e.what()};
       }

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "device/device_waits.hpp"
 #include "device/opencl/opencl_errors.hpp"
 
 namespace troupe::detail {
@@ -14,6 +15,8 @@ struct opencl_context {
   cl_context context = nullptr;
   cl_device_id device = nullptr;
   std::string name;
+  /// The calls that waited for the device on a scheduler worker: none (device_waits).
+  device_waits waits;
   ~opencl_context() {
     if (context != nullptr) clReleaseContext(context);
   }

@@ -67,10 +67,11 @@ std::size_t scalar_size(const std::string& type) {
 }  // namespace
 
 opencl_device::opencl_device(cl_platform_id platform, cl_device_id id, bool stage_cpu_copies,
-                             bool one_launching_thread)
+                             bool one_launching_thread, bool blocking_reads)
     : context_(std::make_shared<opencl_context>()),
       stage_cpu_copies_(stage_cpu_copies),
-      one_launching_thread_(one_launching_thread) {
+      one_launching_thread_(one_launching_thread),
+      blocking_reads_(blocking_reads) {
   info.name = device_string(id, CL_DEVICE_NAME);
   info.vendor = device_string(id, CL_DEVICE_VENDOR);
   info.driver = device_string(id, CL_DRIVER_VERSION);
@@ -126,7 +127,8 @@ std::unique_ptr<backend_queue> opencl_device::make_queue() {
   cl_int status = CL_SUCCESS;
   cl_command_queue q = clCreateCommandQueue(context_->context, context_->device, 0, &status);
   check_opencl(status, "clCreateCommandQueue", info.name);
-  return std::make_unique<opencl_queue>(q, context_, memory_, staging(), one_launching_thread_);
+  return std::make_unique<opencl_queue>(q, context_, memory_, staging(), one_launching_thread_,
+                                        blocking_reads_);
 }
 
 std::unique_ptr<backend_program> opencl_device::build(const std::string& source,

@@ -21,9 +21,10 @@ namespace troupe::detail {
 class opencl_device final : public backend_device {
  public:
   /// `stage_cpu_copies`: a CPU device's pageable copies go through pinned blocks too.
-  /// `one_launching_thread`: its queues prefer one launching thread.
+  /// `one_launching_thread`: its queues prefer one launching thread. `blocking_reads`: its
+  /// driver may block in reads (opencl_queue::may_block_in).
   opencl_device(cl_platform_id platform, cl_device_id id, bool stage_cpu_copies,
-                bool one_launching_thread);
+                bool one_launching_thread, bool blocking_reads);
 
   std::unique_ptr<backend_memory> allocate(std::size_t bytes) override;
   std::unique_ptr<backend_host_memory> allocate_host(std::size_t bytes) override;
@@ -34,6 +35,7 @@ class opencl_device final : public backend_device {
 
   std::string cache_identity() const override { return identity_; }
   const void* domain() const noexcept override { return context_->context; }
+  const device_waits& waits() const noexcept override { return context_->waits; }
 
  private:
   std::string build_log(cl_program p) const;
@@ -46,6 +48,7 @@ class opencl_device final : public backend_device {
   context_ptr context_;
   bool stage_cpu_copies_;
   bool one_launching_thread_;
+  bool blocking_reads_;
   std::shared_ptr<opencl_memory_cache> memory_;
   std::string identity_;
   std::mutex staging_mutex_;

@@ -9,6 +9,9 @@ namespace troupe::detail {
 opencl_event::~opencl_event() {
   if (staged_.pool) {
     // Dropped before finish(), after an error: the device may still copy through the block.
+    // The completion queue holds every event until its command has ended, so this returns at
+    // once wherever it runs.
+    context_->waits.note(ended());
     clWaitForEvents(1, &event_);
     staged_.pool->give_back(staged_.block);
   }
@@ -29,6 +32,13 @@ void opencl_event::finish() {
                                   staged_.read_ready.get());
   staged_.pool->give_back(staged_.block);
   staged_.pool.reset();
+}
+
+bool opencl_event::ended() const noexcept {
+  cl_int status = CL_QUEUED;
+  return clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                        nullptr) != CL_SUCCESS ||
+         status <= CL_COMPLETE;  // complete, or failed
 }
 
 bool opencl_event::complete(cl_event event) const {

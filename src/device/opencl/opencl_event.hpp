@@ -46,6 +46,8 @@ class opencl_event final : public backend_event {
 
   /// Whether `event` has completed; throws troupe::error if its command failed.
   bool complete(cl_event event) const;
+  /// Whether the command has completed or failed; never throws.
+  bool ended() const noexcept;
 
   /// Copies out the chunks of a staged read that have arrived, in order.
   void copy_arrived_chunks();

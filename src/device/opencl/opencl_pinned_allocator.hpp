@@ -44,9 +44,12 @@ class opencl_pinned_allocator {
 
   // -- operations ----------------------------------------------------------
 
-  /// A mapped block of `bytes` bytes; throws troupe::error.
+  /// A mapped block of `bytes` bytes; throws troupe::error. Its blocking map waits for no
+  /// command of the device: it is the only command on this allocator's own queue but for other
+  /// blocks' maps and unmaps, on a buffer that no other command uses yet.
   opencl_staging_block allocate(std::size_t bytes);
-  /// Unmaps and frees `block`.
+  /// Unmaps and frees `block`, which the device is done with; the wait for the unmap is as
+  /// allocate()'s for the map.
   void release(const opencl_staging_block& block) const noexcept;
 
  private:

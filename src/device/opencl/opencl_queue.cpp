@@ -11,7 +11,10 @@
 namespace troupe::detail {
 
 opencl_queue::~opencl_queue() {
-  clFinish(queue_);  // commands still hold our memory; the frontend holds their events
+  // Commands may still use our memory. The frontend drops a queue only once every command on
+  // it has ended, and never on a scheduler worker (queue_state's destructor).
+  context_->waits.note();
+  clFinish(queue_);
   clReleaseCommandQueue(queue_);
 }
 
@@ -126,6 +129,7 @@ event_ptr opencl_queue::mark() {
                      return clEnqueueMarkerWithWaitList(queue_, n, w, e);
                    });
   } catch (...) {
+    context_->waits.note();
     clFinish(queue_);  // what the marker was to cover may still use its memory
     throw;
   }
@@ -148,6 +152,7 @@ event_ptr opencl_queue::staged_write(backend_memory& dst, std::size_t offset, co
         first ? static_cast<cl_uint>(events.size()) : 0,
         first && !events.empty() ? events.data() : nullptr, last ? &done : nullptr);
     if (status != CL_SUCCESS) {
+      context_->waits.note();
       clFinish(queue_);  // chunks enqueued before still read the block
       staging_->give_back(staged.block);
       memory_->check_enqueue(status, "clEnqueueWriteBuffer");
@@ -195,6 +200,7 @@ event_ptr opencl_queue::staged_read(backend_memory& src, std::size_t offset, voi
 }
 
 void opencl_queue::give_back_after_failure(opencl_staged_copy& staged) noexcept {
+  context_->waits.note();
   clFinish(queue_);
   for (cl_event chunk : staged.chunk_events) clReleaseEvent(chunk);
   staging_->give_back(staged.block);

@@ -19,15 +19,17 @@ namespace troupe::detail {
 class opencl_queue final : public backend_queue {
  public:
   /// `staging`: where pageable copies go through, or null to hand them to the driver.
-  /// `one_launching_thread`: see prefers_one_launching_thread().
+  /// `one_launching_thread`: see prefers_one_launching_thread(). `blocking_reads`: see
+  /// may_block_in().
   opencl_queue(cl_command_queue queue, context_ptr context,
                std::shared_ptr<opencl_memory_cache> memory, std::shared_ptr<opencl_staging> staging,
-               bool one_launching_thread)
+               bool one_launching_thread, bool blocking_reads)
       : queue_(queue),
         context_(std::move(context)),
         memory_(std::move(memory)),
         staging_(std::move(staging)),
-        one_launching_thread_(one_launching_thread) {}
+        one_launching_thread_(one_launching_thread),
+        blocking_reads_(blocking_reads) {}
   ~opencl_queue() override;
 
   event_ptr write(backend_memory& dst, std::size_t offset, const void* src, std::size_t bytes,
@@ -39,6 +41,11 @@ class opencl_queue final : public backend_queue {
   /// Measured on NVIDIA's OpenCL; on others, one thread costs little. TROUPE_OPENCL_LAUNCHING
   /// turns it off, so that tests on PoCL also run the rule of a backend without the preference.
   bool prefers_one_launching_thread() const noexcept override { return one_launching_thread_; }
+  /// Reads, on NVIDIA's platform (see discover_opencl). TROUPE_OPENCL_READING sets it for every
+  /// platform, so that tests on PoCL run the copy thread too.
+  bool may_block_in(command::kind what) const noexcept override {
+    return blocking_reads_ && what == command::kind::read;
+  }
 
   event_ptr fill(backend_memory& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                  std::size_t pattern_size, wait_list wait) override;
@@ -92,6 +99,7 @@ class opencl_queue final : public backend_queue {
   std::shared_ptr<opencl_memory_cache> memory_;  // told when the device is out of memory
   std::shared_ptr<opencl_staging> staging_;
   bool one_launching_thread_;
+  bool blocking_reads_;
 };
 
 }  // namespace troupe::detail

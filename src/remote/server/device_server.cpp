@@ -83,8 +83,10 @@ bool same_token(const std::string& expected, const std::string& given) {
 
 // PoCL 3.1 sets up its devices at the first clGetDeviceIDs, and other threads calling in
 // meanwhile see no device (CL_DEVICE_NOT_FOUND) or devices without sizes (every buffer refused
-// as over a maximum allocation of 0). Clients that connect at once to a fresh server hit that:
-// the first request of any connection waits until one thread has listed every device.
+// as over a maximum allocation of 0). That setup also calls setenv (HWLOC_PLUGINS_PATH), which
+// races with any thread of the process that reads the environment meanwhile. So the server
+// lists every device when it is made, on the thread that makes it, before it starts threads of
+// its own; a connection never meets a half-made platform.
 void initialize_platforms() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -157,6 +159,7 @@ device_server::state::state(server_options options)
                                 ", which is not a loopback address, needs a token file");
   }
   if (options_.max_clients == 0) throw std::invalid_argument("max clients must be at least 1");
+  initialize_platforms();
 }
 
 device_server::state::~state() {
@@ -384,7 +387,6 @@ void device_server::state::close_session(std::uint64_t id) {
 
 void device_server::state::serve_requests(stream_socket& socket, std::shared_ptr<session> joined,
                                           std::uint32_t index) {
-  initialize_platforms();
   socket.set_spin(std::chrono::microseconds(options_.spin_us));
   std::vector<std::byte> payload;
   cl_int deferred = CL_SUCCESS;

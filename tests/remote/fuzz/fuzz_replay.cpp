@@ -23,6 +23,7 @@
 #include "remote/protocol/wire.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+extern "C" void troupe_fuzz_stop_server();
 
 namespace {
 
@@ -242,6 +243,7 @@ int main(int argc, char** argv) {
     }
     if (run(input) != 0) ++skipped;
   }
+  troupe_fuzz_stop_server();
 
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

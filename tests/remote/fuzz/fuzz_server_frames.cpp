@@ -88,19 +88,21 @@ const settings& config() {
   return values;
 }
 
+// The server every input goes to, made on first use. libFuzzer never ends the process normally,
+// so there it lives until the process ends; fuzz_replay stops it at the end of its run.
+server::device_server* running_server = nullptr;
+
 server::device_server& the_server() {
-  // Never destroyed: it serves every input until the process ends.
-  static server::device_server* running = [] {
+  if (running_server == nullptr) {
     server::server_options options;
     options.address = "127.0.0.1";
     options.port = 0;
     const char* level = std::getenv("TROUPE_FUZZ_LOG");
     options.level = level != nullptr ? server::parse_log_level(level) : server::log_level::error;
-    auto* made = new server::device_server(options);
-    made->start();
-    return made;
-  }();
-  return *running;
+    running_server = new server::device_server(options);
+    running_server->start();
+  }
+  return *running_server;
 }
 
 // ---- What the server sends back ------------------------------------------------------------
@@ -518,4 +520,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   wait_until_idle(server);
   return 0;
+}
+
+// Stops the server and joins every thread it started (fuzz_replay's last step): a run that ends
+// with server threads never joined would be a leak under ThreadSanitizer.
+extern "C" void troupe_fuzz_stop_server() {
+  delete running_server;
+  running_server = nullptr;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "troupe/async/shared_state.hpp"
+#include "troupe/device/detail/fresh_memory.hpp"
 #include "troupe/support/intrusive_ptr.hpp"
 
 namespace troupe::detail {
@@ -141,17 +142,11 @@ class void_result final : public command_result {
   intrusive_ptr<shared_state<void>> state_;
 };
 
-/// Sizes from which host memory that a read fills is prepared by prepare_fresh_memory.
+/// Sizes from which host memory that a read fills is prepared by fresh_memory::prepare.
 inline constexpr std::size_t fresh_memory_threshold = std::size_t{8} << 20;
 
-/// Gives [data, data + bytes) huge pages where the kernel allows, and zeroes it with several
-/// threads. Fresh memory is faulted in page by page as it is first written; on one thread that
-/// costs three times the read from the device (an H200's 160 MB read: 33-44 ms fresh, 7-9 ms
-/// into memory written before).
-void prepare_fresh_memory(void* data, std::size_t bytes);
-
 /// Sizes from which a read's new vector smaller than fresh_memory_threshold is looked at with
-/// is_mostly_fresh, and prepared by prepare_fresh_memory when it is fresh.
+/// is_mostly_fresh, and prepared by fresh_memory::prepare when it is fresh.
 inline constexpr std::size_t fresh_check_threshold = std::size_t{1} << 20;
 
 /// Whether most pages of [data, data + bytes) are not resident: never written since the
@@ -164,7 +159,9 @@ class vector_result final : public command_result {
  public:
   /// `prepare_later`: the read copies through a staging block, so a large vector is only
   /// reserved here, and prepare() readies it while the device copies (see destination_gate).
-  vector_result(intrusive_ptr<executor> ex, std::size_t count, bool prepare_later)
+  /// `fresh`: the system's threads that ready large vectors.
+  vector_result(intrusive_ptr<executor> ex, std::size_t count, bool prepare_later,
+                fresh_memory& fresh)
       : state_(new shared_state<std::vector<T>>(std::move(ex)), adopt_ref), count_(count) {
     const std::size_t bytes = count * sizeof(T);
     if (bytes < fresh_check_threshold) {
@@ -175,13 +172,14 @@ class vector_result final : public command_result {
     const bool large = bytes >= fresh_memory_threshold;
     if (large && prepare_later) {
       gate_ = intrusive_ptr<destination_gate>{new destination_gate, adopt_ref};
+      fresh_ = intrusive_ptr<fresh_memory>{&fresh};
       return;
     }
     // Large memory is fresh from the kernel. Smaller memory is at times too (a process's first
     // reads, or after the allocator gave pages back), and one thread faults it in page by page:
     // zeroing 7.9 MiB took 3.5 to 5.7 ms on an H100's host then, against about 0.5 ms in memory
     // written before.
-    if (large || is_mostly_fresh(data_.data(), bytes)) prepare_fresh_memory(data_.data(), bytes);
+    if (large || is_mostly_fresh(data_.data(), bytes)) fresh.prepare(data_.data(), bytes);
     data_.resize(count);
   }
   void complete() noexcept override { state_->try_set_value(std::move(data_)); }
@@ -198,7 +196,7 @@ class vector_result final : public command_result {
     if (!gate_) return;
     // Faulted in by several threads first; then the vector's own zeroing runs at the speed of
     // memset, on one thread: the copy out of the staging block follows it.
-    prepare_fresh_memory(data_.data(), count_ * sizeof(T));
+    fresh_->prepare(data_.data(), count_ * sizeof(T));
     const std::size_t per_piece = std::max<std::size_t>(1, destination_gate::piece / sizeof(T));
     for (std::size_t ready = 0; ready < count_;) {
       ready = std::min(count_, ready + per_piece);
@@ -212,6 +210,7 @@ class vector_result final : public command_result {
   std::size_t count_;
   std::vector<T> data_;
   intrusive_ptr<destination_gate> gate_;
+  intrusive_ptr<fresh_memory> fresh_;  // while a vector is left for prepare()
 };
 
 }  // namespace troupe::detail

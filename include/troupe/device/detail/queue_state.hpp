@@ -33,8 +33,23 @@ class completion_queue;
 /// driver takes this one's launch. Where the driver prefers one launching thread, every such
 /// launch goes there; elsewhere only those that come while a cover is due, when the thread is
 /// awake for the queue anyway.
+///
+/// Where the driver may block in a command until the device is done (backend_queue::
+/// may_block_in: NVIDIA's OpenCL reads), such a command is issued by the device's copy thread
+/// (copy_issuer), and no other thread waits for the issuing lock, which that thread holds while
+/// the driver blocks: a thread that finds it held hands the queue to the copy thread instead.
 class queue_state final : public ref_counted {
  public:
+  /// Who issues a queue's ready commands (drain()).
+  enum class issuer : std::uint8_t {
+    /// The thread that submitted them, or that made their host dependencies ready.
+    submitter,
+    /// The completion thread (issue_later): launches only.
+    completion,
+    /// The device's copy thread: every command, those the driver may block in too.
+    copy_thread,
+  };
+
   /// `keep_device`: false for the device's own default queue, which must not keep its owner
   /// alive (every command holds a buffer or program, and so the device, until it completes).
   queue_state(device_state& device, bool keep_device, std::unique_ptr<backend_queue> backend);
@@ -55,11 +70,11 @@ class queue_state final : public ref_counted {
 
   struct pending;
 
-  /// Issues the deferred commands whose dependencies are ready, in order. `completions`: the
-  /// completion queue's own thread issues (issue_later), so what was submitted before the actor
-  /// system went is issued still, and it stops at the first command that is not a launch; else
-  /// null.
-  void drain(completion_queue* completions = nullptr);
+  /// Issues the deferred commands whose dependencies are ready, in order, as `who` may: it
+  /// stops at a command that is not `who`'s, and hands on to the copy thread one the driver may
+  /// block in. `completions`: given by the completion thread and the copy thread, so that what
+  /// was submitted before the actor system went is issued still; else null.
+  void drain(issuer who = issuer::submitter, completion_queue* completions = nullptr);
 
   /// The queue whose last submitted command produces `result`, if that command has not ended:
   /// a command submitted there next runs right after it, without waiting on an event. Else null.
@@ -93,6 +108,14 @@ class queue_state final : public ref_counted {
   /// What issue() enqueued: nothing, a launch not flushed yet, or a command flushed with all
   /// before it.
   enum class issued : std::uint8_t { nothing, held, flushed };
+  /// Takes the issuing lock for `who`, or hands the queue to the copy thread where it is held
+  /// and `who` may not wait for it (see the class comment); then `lock` is not locked.
+  void lock_for(issuer who, std::unique_lock<std::mutex>& lock);
+  /// Whether `who` issues `op`, ready at the front; sets `hand_over` for a command that goes to
+  /// the copy thread instead.
+  bool issues(issuer who, const pending& op, bool& hand_over) const noexcept;
+  /// Hands the queue to the device's copy thread; false once the actor system is gone.
+  bool hand_to_copy_thread();
   /// Issues `op` under mutex_; a command that ends there (fails, or has nothing to do) is only
   /// marked, and settled by the caller after the lock: its future's continuations may submit.
   /// `completions` as in drain(). `more`: another command is ready to issue right after it, so
@@ -109,6 +132,8 @@ class queue_state final : public ref_counted {
   device_state* device_;
   intrusive_ptr<device_state> device_ref_;
   std::unique_ptr<backend_queue> backend_;
+  /// The driver may block in some commands (backend_queue::may_block_in).
+  bool may_block_;
   /// Held while issuing, so that commands reach the driver in order; guards uncovered_.
   std::mutex mutex_;
   /// Guards deferred_ only, and only briefly: submitting never waits for a driver call.

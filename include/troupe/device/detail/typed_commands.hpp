@@ -81,7 +81,9 @@ future<std::vector<T>> enqueue_read(queue_state* queue, const intrusive_ptr<buff
   const bool prepare_later =
       cmd.bytes >= fresh_memory_threshold && queue->stages_reads_of(cmd.bytes);
   intrusive_ptr<vector_result<T>> result{
-      new vector_result<T>(queue->device().results(), count, prepare_later), adopt_ref};
+      new vector_result<T>(queue->device().results(), count, prepare_later,
+                           queue->device().fresh()),
+      adopt_ref};
   auto state = result->shared();
   cmd.host_destination = result->data();
   cmd.destination_ready = result->gate();

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -114,6 +115,10 @@ class engine {
 
   virtual int attach(mailbox_set& set) = 0;
   virtual void detach(int id) noexcept = 0;
+
+  /// Keeps the error of a selector destroyed before anything reported it; the world's next
+  /// collective throws it.
+  virtual void keep_unreported(std::exception_ptr failure) = 0;
 
   /// Ends the job with `message` on standard error: what a PGAS runtime does when one PE cannot
   /// go on, so that no other PE waits forever.

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@
 #include "troupe/pgas/mailbox_graph.hpp"
 
 namespace troupe::pgas::detail {
+
+class mpi_engine;
 
 /// What every selector has, whatever its message type: mailboxes with their counters, the
 /// dependency graph, done flags and termination detection. Created collectively: every PE
@@ -67,15 +70,30 @@ class mailbox_set {
                             variable);
   }
 
+  /// Runs `handle`, one handler call on `messages` messages of `mailbox` from PE `from`. What it
+  /// throws stays here instead of unwinding through the engine: the first exception is kept,
+  /// later ones are counted, the messages count as processed and the next ones still run, so
+  /// that termination completes on every PE. The selector then terminates with the error.
+  template <class Handle>
+  void guarded(std::size_t mailbox, int from, Handle&& handle, std::size_t messages = 1) noexcept {
+    try {
+      handle();
+    } catch (...) {
+      keep_failure(mailbox, from, messages);
+    }
+  }
+
   /// For the typed destructors, while dispatch() still works: done() on this PE and wait for
-  /// termination, unless an exception is unwinding (then the job ends, loudly).
+  /// termination, unless an exception is unwinding (then the job ends, loudly). A handler's
+  /// error that nothing reported goes to the world, whose next collective throws it.
   void settle() noexcept;
 
   /// Marks `mailbox` done on this PE: no more messages from outside the handlers.
   void mark_done(const char* call, std::size_t mailbox);
   /// Marks every mailbox without predecessors done.
   void mark_roots_done();
-  /// Runs progress until the selector has terminated everywhere.
+  /// Runs progress until the selector has terminated everywhere; then throws its error if a
+  /// handler threw on some PE.
   void wait_terminated();
   /// Completes once the selector has terminated everywhere (progress makes it so).
   future<void> finished_future();
@@ -86,9 +104,18 @@ class mailbox_set {
   engine& transport() const noexcept { return *engine_; }
 
  private:
+  friend class mpi_engine;  // its barrier reports what take_unreported_failure() returns
+
+  // The error this selector terminated with, when a handler threw on some PE and neither wait()
+  // nor a barrier has thrown it yet; it counts as reported from now on. Null otherwise. (A
+  // finished() future holds the error too, but may never be looked at.)
+  std::exception_ptr take_unreported_failure() noexcept;
   [[noreturn]] void reject(const char* call, std::size_t mailbox, int pe, std::size_t bytes) const;
   void check_graph(const mailbox_graph& graph);
   void terminate_mailbox(std::size_t mailbox);
+  void run_until_terminated();
+  void keep_failure(std::size_t mailbox, int from, std::size_t messages) noexcept;
+  void conclude(const std::int64_t* failures);
 
   struct wave;
   engine* engine_;
@@ -104,6 +131,15 @@ class mailbox_set {
   bool terminated_ = false;
   std::vector<promise<void>> waiters_;  // finished() futures not yet satisfied
   std::unique_ptr<wave> wave_;
+  // Handlers that threw on this PE: the first one's exception, where, and how many in all.
+  std::exception_ptr first_failure_;
+  std::size_t failed_mailbox_ = 0;
+  int failed_from_ = 0;
+  std::int64_t failures_ = 0;
+  // Once terminated: the error of handlers that threw on any PE, and whether a wait() or a
+  // barrier has thrown it.
+  std::exception_ptr outcome_;
+  bool reported_ = false;
 };
 
 }  // namespace troupe::pgas::detail
