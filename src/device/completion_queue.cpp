@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "device/device_waits.hpp"
 #include "troupe/support/stage_trace.hpp"
 #include "troupe/support/thread_name.hpp"
 
@@ -136,6 +137,7 @@ bool completion_queue::try_finish(entry& e) noexcept {
 }
 
 void completion_queue::run() {
+  on_completion_thread() = true;
   std::vector<entry> pending;
   auto last_progress = std::chrono::steady_clock::now();
   for (;;) {

@@ -18,8 +18,9 @@ class completion_queue;
 /// Issues the commands that the driver may return from only once the device has run them
 /// (backend_queue::may_block_in: NVIDIA's OpenCL reads), and, on their queues, those behind
 /// them. A scheduler worker that submits such a command, or finds its queue being issued, hands
-/// the queue on here and goes on; the completion thread goes on polling. One per device of an
-/// actor system, started on first use and ended with the system (device_state::close).
+/// the queue on here and goes on, and so does the completion thread, which must go on polling.
+/// One per device of an actor system, started on first use and ended with the system
+/// (device_state::close).
 class copy_issuer {
  public:
   // -- constructors --------------------------------------------------------

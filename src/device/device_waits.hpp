@@ -15,6 +15,18 @@ inline bool on_scheduler_worker() noexcept {
   return this_thread_executor() != nullptr;
 }
 
+/// Set by a completion thread (completion_queue) for itself: it must go on polling.
+inline bool& on_completion_thread() noexcept {
+  thread_local bool completing = false;
+  return completing;
+}
+
+/// Whether the calling thread may wait for a device: not a scheduler worker, and not a
+/// completion thread. A program's own threads may.
+inline bool may_wait_for_device() noexcept {
+  return !on_scheduler_worker() && !on_completion_thread();
+}
+
 /// Counts the driver calls that waited for one device on a scheduler worker. There must be none:
 /// each call that may wait for the device (a destructor's, an error path's) notes itself here
 /// first, and the tests check that the count stays 0 where workers drop the last references.

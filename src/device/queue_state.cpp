@@ -313,9 +313,9 @@ void queue_state::cover() noexcept {
   std::vector<intrusive_ptr<pending>> failed;
   {
     std::unique_lock guard{mutex_, std::defer_lock};
-    // Where the copy thread may hold the lock while the driver blocks, a waiter does not wait
-    // for it: the completion thread covers the launches (cover_later) once the lock is free.
-    if (!may_block_)
+    // Where the copy thread may hold the lock while the driver blocks, a waiter that must not
+    // wait does not: the completion thread covers the launches (cover_later) once it is free.
+    if (!may_block_ || may_wait_for_device())
       guard.lock();
     else if (!guard.try_lock())
       return;
@@ -381,7 +381,7 @@ void queue_state::hand_over_uncovered(event_ptr event, completion_queue& complet
 }
 
 void queue_state::lock_for(issuer who, std::unique_lock<std::mutex>& lock) {
-  if (!may_block_ || who == issuer::copy_thread) return lock.lock();
+  if (!may_block_ || who == issuer::copy_thread || may_wait_for_device()) return lock.lock();
   if (lock.try_lock()) return;
   // Held, maybe by the copy thread while the driver blocks: that thread issues what is ready,
   // once it has the lock.
@@ -390,7 +390,10 @@ void queue_state::lock_for(issuer who, std::unique_lock<std::mutex>& lock) {
 }
 
 bool queue_state::issues(issuer who, const pending& op, bool& hand_over) const noexcept {
-  if (may_block_ && who != issuer::copy_thread && backend_->may_block_in(op.cmd.what)) {
+  // A program's own thread issues such a command itself, as it would without troupe: a hand-over
+  // would only add the copy thread's wake-up to the read.
+  if (may_block_ && who != issuer::copy_thread && backend_->may_block_in(op.cmd.what) &&
+      !may_wait_for_device()) {
     hand_over = true;
     return false;
   }

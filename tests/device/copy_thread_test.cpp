@@ -5,6 +5,7 @@
 // NVIDIA's are.
 #include <future>
 #include <numeric>
+#include <thread>
 
 #include "blocking_read_stand_in.hpp"
 #include "device_fixture.hpp"
@@ -81,24 +82,46 @@ TEST_F(copy_thread, a_read_whose_dependency_a_worker_completes_is_issued_off_it)
 }
 
 TEST_F(copy_thread, commands_after_a_held_read_keep_their_order) {
-  // A write and a read submitted while the copy thread is held behind a read: the second read
-  // sees the write, the first does not.
+  // A worker submits a read, then a write and a read while the copy thread is held in the
+  // first: the second read sees the write, the first does not.
   const auto before = numbers(512);
   auto after_write = before;
   for (auto& x : after_write) x *= 3;
   auto buf = dev.allocate<int>(before.size());
   buf.write(before).get();
   blocking_read_stand_in driver{dev};
-  auto first = buf.read();
-  ASSERT_TRUE(driver.wait_for_a_read());
-  auto written = buf.write(after_write);
-  auto second = buf.read();
-  EXPECT_TRUE(worker_answers());
+  std::promise<future<std::vector<int>>> first, second;
+  std::promise<future<void>> written;
+  auto submitter = sys.spawn([&](int step) {
+    if (step == 1) {
+      first.set_value(buf.read());
+    } else {
+      written.set_value(buf.write(after_write));
+      second.set_value(buf.read());
+    }
+    return step;
+  });
+  EXPECT_EQ(request<int>(submitter, 1).get(), 1);
+  ASSERT_TRUE(driver.wait_for_a_read()) << "the read was issued on the scheduler's worker";
+  EXPECT_EQ(request<int>(submitter, 2).get(), 2);  // the worker goes on
   driver.release();
-  EXPECT_EQ(std::move(first).get(), before);
-  std::move(written).get();
-  EXPECT_EQ(std::move(second).get(), after_write);
+  EXPECT_EQ(first.get_future().get().get(), before);
+  written.get_future().get().get();
+  EXPECT_EQ(second.get_future().get().get(), after_write);
   EXPECT_EQ(driver.on_workers(), 0);
+}
+
+TEST_F(copy_thread, a_read_submitted_by_a_program_thread_is_issued_there) {
+  // A program's own thread may wait: it issues the read itself, as without troupe, and saves
+  // the copy thread's wake-up.
+  const auto data = numbers(100);
+  auto buf = dev.allocate<int>(data.size());
+  buf.write(data).get();
+  int issued_here = 0;
+  const auto here = std::this_thread::get_id();
+  dev.state()->set_blocking_issue_hook([&] { issued_here += std::this_thread::get_id() == here; });
+  EXPECT_EQ(buf.read().get(), data);
+  EXPECT_EQ(issued_here, 1);
 }
 
 }  // namespace

@@ -35,9 +35,11 @@ class completion_queue;
 /// awake for the queue anyway.
 ///
 /// Where the driver may block in a command until the device is done (backend_queue::
-/// may_block_in: NVIDIA's OpenCL reads), such a command is issued by the device's copy thread
-/// (copy_issuer), and no other thread waits for the issuing lock, which that thread holds while
-/// the driver blocks: a thread that finds it held hands the queue to the copy thread instead.
+/// may_block_in: NVIDIA's OpenCL reads), a scheduler worker or the completion thread hands such
+/// a command to the device's copy thread (copy_issuer), and never waits for the issuing lock,
+/// which a thread in such a command holds while the driver blocks: finding it held, it hands
+/// the queue to the copy thread instead. A program's own threads may wait, and issue such
+/// commands themselves.
 class queue_state final : public ref_counted {
  public:
   /// Who issues a queue's ready commands (drain()).
