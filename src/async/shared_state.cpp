@@ -14,11 +14,6 @@ blocking_handler*& this_thread_blocking_handler() noexcept {
   return handler;
 }
 
-executor*& this_thread_executor() noexcept {
-  thread_local executor* current = nullptr;
-  return current;
-}
-
 namespace {
 
 /// Runs `c`, then releases the work it held: what it wakes is scheduled by then.

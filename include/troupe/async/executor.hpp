@@ -73,8 +73,12 @@ inline constexpr inline_execution_t inline_execution{};
 
 namespace detail {
 
-/// The current thread's default executor (null outside scheduler workers).
-executor*& this_thread_executor() noexcept;
+/// The current thread's default executor (null outside scheduler workers). Inline: every
+/// continuation attached to a promise's future asks, on the hot path of a then-chain.
+inline executor*& this_thread_executor() noexcept {
+  static thread_local executor* current = nullptr;
+  return current;
+}
 
 }  // namespace detail
 
