@@ -2,6 +2,7 @@
 // system's ICD loader like any application; the test points OCL_ICD_VENDORS and
 // TROUPE_ICD_HOSTS at its servers. Modes (argv[1]):
 //   count-platforms    prints the number of troupe platforms
+//   platform-names     prints the name of each troupe platform, one a line
 //   check-loop N       N checked rounds of write, kernel, read; exit 0 if all were right
 //   transfer-forever   writes 64 MB buffers in a loop, "ready" after the first
 //   hold               creates a few objects, prints "ready", waits for stdin to close
@@ -52,9 +53,11 @@ std::vector<cl_platform_id> troupe_platforms() {
   CHECK(clGetPlatformIDs(count, platforms.data(), nullptr));
   std::vector<cl_platform_id> remote;
   for (auto platform : platforms) {
-    char name[1024] = {};
-    CHECK(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, nullptr));
-    if (std::strstr(name, "(troupe @") != nullptr) remote.push_back(platform);
+    // troupe's platforms keep their servers' names; cl_troupe_remote marks them.
+    char extensions[4096] = {};
+    CHECK(clGetPlatformInfo(platform, CL_PLATFORM_EXTENSIONS, sizeof extensions - 1, extensions,
+                            nullptr));
+    if (std::strstr(extensions, "cl_troupe_remote") != nullptr) remote.push_back(platform);
   }
   return remote;
 }
@@ -289,6 +292,14 @@ int main(int argc, char** argv) {
   const std::string mode = argv[1];
   if (mode == "count-platforms") {
     std::printf("%zu\n", troupe_platforms().size());
+    return 0;
+  }
+  if (mode == "platform-names") {
+    for (auto platform : troupe_platforms()) {
+      char name[1024] = {};
+      CHECK(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, nullptr));
+      std::printf("%s\n", name);
+    }
     return 0;
   }
   if (mode == "check-loop") return check_loop(argc > 2 ? std::atoi(argv[2]) : 10);

@@ -1,11 +1,13 @@
 // Discovery, platforms and devices.
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <mutex>
 #include <sstream>
 
 #include "remote/icd/api_support.hpp"
+#include "remote/icd/forwarded_extensions.hpp"
 #include "troupe/remote/cl_troupe_remote.h"
 #include "troupe/remote/server_options.hpp"
 
@@ -96,7 +98,38 @@ std::vector<server_connection*>& servers() {
   return *named;
 }
 
+// Programs pick platforms by name, so a platform keeps the server's; where it lives is asked
+// apart (CL_PLATFORM_REMOTE_ENDPOINT_TROUPE). TROUPE_ICD_PLATFORM_SUFFIX=1 adds it to the name.
+bool platform_suffix_wanted() {
+  const char* setting = std::getenv("TROUPE_ICD_PLATFORM_SUFFIX");
+  if (setting == nullptr || *setting == '\0' || std::strcmp(setting, "0") == 0) return false;
+  if (std::strcmp(setting, "1") == 0) return true;
+  warn(std::string("TROUPE_ICD_PLATFORM_SUFFIX is '") + setting +
+       "', expected 0 or 1; platform names stay the servers' own");
+  return false;
+}
+
+bool contains_word(const std::string& list, const std::string& word) {
+  std::istringstream words(list);
+  for (std::string each; words >> each;) {
+    if (each == word) return true;
+  }
+  return false;
+}
+
+// True when a cl_name_version array names `name`.
+bool contains_version(const std::vector<std::byte>& named_versions, const char* name) {
+  for (std::size_t at = 0; at + sizeof(cl_name_version) <= named_versions.size();
+       at += sizeof(cl_name_version)) {
+    cl_name_version entry;
+    std::memcpy(&entry, named_versions.data() + at, sizeof entry);
+    if (std::strncmp(entry.name, name, CL_NAME_VERSION_MAX_NAME_SIZE) == 0) return true;
+  }
+  return false;
+}
+
 void discover() {
+  const bool suffixed = platform_suffix_wanted();
   int timeout_ms = 2000;
   if (const char* setting = std::getenv("TROUPE_ICD_CONNECT_TIMEOUT_MS")) {
     timeout_ms = std::max(1, std::atoi(setting));
@@ -114,11 +147,12 @@ void discover() {
       for (auto id : answer.fields().get_array<std::uint64_t>()) {
         auto* platform =
             static_cast<_cl_platform_id*>(server->object_for(object_kind::platform, id));
-        platform->name = fetch_string(info_query::platform, platform, CL_PLATFORM_NAME) +
-                         " (troupe @ " + server->endpoint() + ")";
-        platform->extensions = fetch_string(info_query::platform, platform, CL_PLATFORM_EXTENSIONS);
-        if (platform->extensions.find("cl_khr_icd") == std::string::npos) {
-          platform->extensions += " cl_khr_icd";
+        platform->name = fetch_string(info_query::platform, platform, CL_PLATFORM_NAME);
+        if (suffixed) platform->name += " (troupe @ " + server->endpoint() + ")";
+        platform->extensions =
+            keep_forwarded(fetch_string(info_query::platform, platform, CL_PLATFORM_EXTENSIONS));
+        if (!contains_word(platform->extensions, "cl_khr_icd")) {
+          platform->extensions += platform->extensions.empty() ? "cl_khr_icd" : " cl_khr_icd";
         }
         platform->extensions += " cl_troupe_remote";
         found_platforms().push_back(platform);
@@ -171,6 +205,24 @@ CL_API_ENTRY cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform,
     case CL_PLATFORM_EXTENSIONS:
       return copy_string_info(platform->extensions, param_value_size, param_value,
                               param_value_size_ret);
+    case CL_PLATFORM_EXTENSIONS_WITH_VERSION: {
+      std::vector<std::byte> value;
+      if (cl_int status = fetch_info(info_query::platform, platform, param_name, 0, value);
+          status != CL_SUCCESS) {
+        return status;
+      }
+      // As CL_PLATFORM_EXTENSIONS: cl_khr_icd when the server lacked it, then troupe's own.
+      auto kept = keep_forwarded_versions(value);
+      for (const char* added : {"cl_khr_icd", "cl_troupe_remote"}) {
+        if (contains_version(kept, added)) continue;
+        cl_name_version entry{CL_MAKE_VERSION(1, 0, 0), {}};
+        std::memcpy(entry.name, added, std::strlen(added));
+        const auto* bytes = reinterpret_cast<const std::byte*>(&entry);
+        kept.insert(kept.end(), bytes, bytes + sizeof entry);
+      }
+      return copy_info(kept.data(), kept.size(), param_value_size, param_value,
+                       param_value_size_ret);
+    }
     case CL_PLATFORM_ICD_SUFFIX_KHR:
       return copy_string_info("troupe", param_value_size, param_value, param_value_size_ret);
     case CL_PLATFORM_REMOTE_ENDPOINT_TROUPE:
@@ -245,6 +297,33 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
       const char* prefix = param_name == CL_DEVICE_VERSION ? "OpenCL " : "OpenCL C ";
       return copy_string_info(cap_version(as_string(value), prefix), param_value_size, param_value,
                               param_value_size_ret);
+    }
+    case CL_DEVICE_EXTENSIONS:
+    case CL_DEVICE_EXTENSIONS_WITH_VERSION: {
+      // Only what works through the driver (forwarded_extensions.hpp).
+      std::vector<std::byte> value;
+      if (cl_int status = fetch_info(info_query::device, device, param_name, 0, value);
+          status != CL_SUCCESS) {
+        return status;
+      }
+      if (param_name == CL_DEVICE_EXTENSIONS) {
+        return copy_string_info(keep_forwarded(as_string(value)), param_value_size, param_value,
+                                param_value_size_ret);
+      }
+      auto kept = keep_forwarded_versions(value);
+      return copy_info(kept.data(), kept.size(), param_value_size, param_value,
+                       param_value_size_ret);
+    }
+    case CL_DEVICE_SVM_CAPABILITIES: {
+      // OpenCL 2.0's shared virtual memory has entry points the driver does not forward: none,
+      // where the server's device answers the query at all.
+      std::vector<std::byte> value;
+      if (cl_int status = fetch_info(info_query::device, device, param_name, 0, value);
+          status != CL_SUCCESS) {
+        return status;
+      }
+      cl_device_svm_capabilities none = 0;
+      return copy_value_info(none, param_value_size, param_value, param_value_size_ret);
     }
     case CL_DEVICE_EXECUTION_CAPABILITIES: {
       // Native kernels are host function pointers, which cannot run on another host.
