@@ -1,4 +1,6 @@
 // Discovery, platforms and devices.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -8,6 +10,7 @@
 
 #include "remote/icd/api_support.hpp"
 #include "remote/icd/forwarded_extensions.hpp"
+#include "remote/protocol/serving_process.hpp"
 #include "troupe/remote/cl_troupe_remote.h"
 #include "troupe/remote/server_options.hpp"
 
@@ -129,6 +132,11 @@ bool contains_version(const std::vector<std::byte>& named_versions, const char* 
 }
 
 void discover() {
+  if (const char* server = std::getenv(serving_process_variable);
+      server != nullptr && server == std::to_string(::getpid())) {
+    debug("inside troupe-deviced: no remote platforms (a server never serves remote ones)");
+    return;
+  }
   const bool suffixed = platform_suffix_wanted();
   int timeout_ms = 2000;
   if (const char* setting = std::getenv("TROUPE_ICD_CONNECT_TIMEOUT_MS")) {

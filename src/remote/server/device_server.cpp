@@ -1,11 +1,13 @@
 #include "troupe/remote/device_server.hpp"
 
 #include <CL/cl_ext.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <map>
 #include <mutex>
@@ -15,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "remote/protocol/serving_process.hpp"
 #include "remote/protocol/socket.hpp"
 #include "remote/server/call.hpp"
 #include "remote/server/completion_replies.hpp"
@@ -90,6 +93,8 @@ bool same_token(const std::string& expected, const std::string& given) {
 void initialize_platforms() {
   static std::once_flag once;
   std::call_once(once, [] {
+    // Before the loader starts: troupe's driver, if registered here, must list nothing.
+    ::setenv(serving_process_variable, std::to_string(::getpid()).c_str(), 1);
     cl_uint count = 0;
     if (clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS || count == 0) return;
     std::vector<cl_platform_id> platforms(count);
