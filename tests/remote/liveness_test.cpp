@@ -1,5 +1,5 @@
-// Servers whose own OpenCL loader has troupe's driver registered: they serve their host's
-// platforms and nothing hangs.
+// Servers that stop answering, kernels that run long, and servers whose own OpenCL loader has
+// troupe's driver registered: the driver tells them apart and nothing hangs.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -7,6 +7,7 @@
 
 #include <CL/cl.h>
 
+#include <csignal>
 #include <cstdint>
 #include <fstream>
 #include <stdexcept>
@@ -127,6 +128,59 @@ TEST(remote_liveness, two_servers_that_name_each_other_serve_only_their_own_plat
     EXPECT_EQ(lines(output), names);
     ASSERT_EQ(helpers.run(server->endpoint(), {"check-loop", "2"}, &output), 0) << output;
   }
+}
+
+// A client_helper whose stderr, where the driver logs, comes on its stdout with its own lines.
+std::unique_ptr<child_process> start_logged(clients& helpers, const std::string& hosts,
+                                            const std::vector<std::string>& args,
+                                            const std::vector<std::string>& extra) {
+  std::vector<std::string> argv{"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1", TROUPE_CLIENT_HELPER};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto variables = helpers.environment(hosts);
+  variables.insert(variables.end(), extra.begin(), extra.end());
+  return std::make_unique<child_process>(argv, variables);
+}
+
+TEST(remote_liveness, a_paused_server_fails_blocked_calls_after_the_heartbeat_timeout) {
+  auto deviced = start_deviced();
+  clients helpers;
+  auto runner = start_logged(helpers, deviced.endpoint(), {"run-until-error"},
+                             {"TROUPE_ICD_HEARTBEAT_TIMEOUT=2"});
+  ASSERT_TRUE(runner->wait_for_line("ready", 120s)) << runner->output();
+  // Paused, the server's sockets stay open and its kernel still acknowledges every byte: only
+  // silence tells. The deadline is generous; the driver's own timeout is 2 s.
+  deviced.process->kill(SIGSTOP);
+  auto error = runner->wait_for_line("error", 60s);
+  deviced.process->kill(SIGCONT);
+  ASSERT_TRUE(error) << "no call failed within 60 s of pausing the server: " << runner->output();
+  const int code = std::stoi(error->substr(6));
+  EXPECT_TRUE(code == CL_DEVICE_NOT_AVAILABLE || code == CL_OUT_OF_RESOURCES)
+      << *error << " (" << cl_error_name(code) << ")";
+  auto exit_code = runner->wait(20s);
+  ASSERT_TRUE(exit_code) << "the client hangs after the server paused: " << runner->output();
+  while (runner->read_line(10s)) {
+  }
+  EXPECT_EQ(*exit_code, 0) << runner->output();
+  EXPECT_NE(runner->output().find("no answer to a heartbeat within 2000 ms"), std::string::npos)
+      << "the driver's log does not say why: " << runner->output();
+}
+
+TEST(remote_liveness, a_kernel_longer_than_the_heartbeat_timeout_completes) {
+  auto deviced = start_deviced();
+  clients helpers;
+  // The server answers heartbeats while one of the client's connections waits in clFinish.
+  auto runner = start_logged(helpers, deviced.endpoint(), {"long-kernel", "3"},
+                             {"TROUPE_ICD_HEARTBEAT_TIMEOUT=1"});
+  auto ok = runner->wait_for_line("ok", 300s);
+  ASSERT_TRUE(ok) << runner->output();
+  EXPECT_GE(std::stod(ok->substr(3)), 1.0)
+      << "the kernel did not outlast the heartbeat timeout: nothing was checked";
+  auto exit_code = runner->wait(60s);
+  ASSERT_TRUE(exit_code) << runner->output();
+  while (runner->read_line(10s)) {
+  }
+  EXPECT_EQ(*exit_code, 0) << runner->output();
+  EXPECT_EQ(runner->output().find("lost the server"), std::string::npos) << runner->output();
 }
 
 }  // namespace
