@@ -2,8 +2,10 @@
 // system's ICD loader like any application; the test points OCL_ICD_VENDORS and
 // TROUPE_ICD_HOSTS at its servers. Modes (argv[1]):
 //   count-platforms    prints the number of troupe platforms
+//   platform-names     prints the name of each troupe platform, one a line
 //   check-loop N       N checked rounds of write, kernel, read; exit 0 if all were right
 //   transfer-forever   writes 64 MB buffers in a loop, "ready" after the first
+//   long-kernel S      runs a kernel that takes at least S seconds; "ok <seconds>" if right
 //   hold               creates a few objects, prints "ready", waits for stdin to close
 //   run-until-error    loops kernel and read, "ready" after the first round; on the first
 //                      error prints "error <code>" and exits 0
@@ -52,9 +54,11 @@ std::vector<cl_platform_id> troupe_platforms() {
   CHECK(clGetPlatformIDs(count, platforms.data(), nullptr));
   std::vector<cl_platform_id> remote;
   for (auto platform : platforms) {
-    char name[1024] = {};
-    CHECK(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, nullptr));
-    if (std::strstr(name, "(troupe @") != nullptr) remote.push_back(platform);
+    // troupe's platforms keep their servers' names; cl_troupe_remote marks them.
+    char extensions[4096] = {};
+    CHECK(clGetPlatformInfo(platform, CL_PLATFORM_EXTENSIONS, sizeof extensions - 1, extensions,
+                            nullptr));
+    if (std::strstr(extensions, "cl_troupe_remote") != nullptr) remote.push_back(platform);
   }
   return remote;
 }
@@ -197,6 +201,58 @@ int run_until_error() {
   }
 }
 
+const char* spin_source = R"(
+__kernel void spin(__global ulong* state, ulong steps) {
+  ulong x = state[0];
+  for (ulong i = 0; i < steps; ++i) x = x * 6364136223846793005UL + 1442695040888963407UL;
+  state[0] = x;
+}
+)";
+
+// Runs one kernel that takes at least `seconds` (doubling its length until one did), each
+// result checked against the same steps on the host; prints "ok <seconds the longest took>".
+int long_kernel(double seconds) {
+  session s;
+  s.open();
+  cl_int status = CL_SUCCESS;
+  cl_program program = clCreateProgramWithSource(s.context, 1, &spin_source, nullptr, &status);
+  CHECK(status);
+  CHECK(clBuildProgram(program, 1, &s.device, "", nullptr, nullptr));
+  cl_kernel spin = clCreateKernel(program, "spin", &status);
+  CHECK(status);
+  cl_mem state = clCreateBuffer(s.context, CL_MEM_READ_WRITE, sizeof(cl_ulong), nullptr, &status);
+  CHECK(status);
+  CHECK(clSetKernelArg(spin, 0, sizeof state, &state));
+  double took = 0;
+  for (cl_ulong steps = cl_ulong{1} << 24; took < seconds; steps *= 2) {
+    cl_ulong seed = steps ^ 0x9e3779b97f4a7c15ULL, result = 0;
+    CHECK(
+        clEnqueueWriteBuffer(s.queue, state, CL_TRUE, 0, sizeof seed, &seed, 0, nullptr, nullptr));
+    CHECK(clSetKernelArg(spin, 1, sizeof steps, &steps));
+    const std::size_t one = 1;
+    const auto start = std::chrono::steady_clock::now();
+    CHECK(clEnqueueNDRangeKernel(s.queue, spin, 1, nullptr, &one, &one, 0, nullptr, nullptr));
+    CHECK(clFinish(s.queue));  // a call blocked for the kernel's whole run
+    took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(clEnqueueReadBuffer(s.queue, state, CL_TRUE, 0, sizeof result, &result, 0, nullptr,
+                              nullptr));
+    cl_ulong expected = seed;
+    for (cl_ulong i = 0; i < steps; ++i) {
+      expected = expected * 6364136223846793005ULL + 1442695040888963407ULL;
+    }
+    if (result != expected) {
+      std::printf("wrong after %llu steps\n", static_cast<unsigned long long>(steps));
+      return 1;
+    }
+  }
+  clReleaseMemObject(state);
+  clReleaseKernel(spin);
+  clReleaseProgram(program);
+  s.close();
+  std::printf("ok %.3f\n", took);
+  return 0;
+}
+
 int transfer_forever() {
   session s;
   s.open();
@@ -291,6 +347,15 @@ int main(int argc, char** argv) {
     std::printf("%zu\n", troupe_platforms().size());
     return 0;
   }
+  if (mode == "platform-names") {
+    for (auto platform : troupe_platforms()) {
+      char name[1024] = {};
+      CHECK(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, nullptr));
+      std::printf("%s\n", name);
+    }
+    return 0;
+  }
+  if (mode == "long-kernel") return long_kernel(argc > 2 ? std::atof(argv[2]) : 1.0);
   if (mode == "check-loop") return check_loop(argc > 2 ? std::atoi(argv[2]) : 10);
   if (mode == "run-until-error") return run_until_error();
   if (mode == "transfer-forever") return transfer_forever();

@@ -11,8 +11,8 @@
 
 #include "child_process.hpp"
 #include "cl_checks.hpp"
+#include "clients.hpp"
 #include "deviced_process.hpp"
-#include "icd_vendors.hpp"
 #include "temp_directory.hpp"
 #include "time_limits.hpp"
 #include "troupe/remote/device_server.hpp"
@@ -22,62 +22,6 @@ namespace {
 
 using troupe::remote::server::device_server;
 using troupe::remote::server::server_options;
-
-/// An in-process server on 127.0.0.1 and a free port, accepting in the background.
-std::unique_ptr<device_server> serve(server_options options = {}) {
-  options.address = "127.0.0.1";
-  options.port = 0;
-  auto server = std::make_unique<device_server>(options);
-  server->start();
-  return server;
-}
-
-/// Environments for client_helper processes: a vendors directory with only troupe's ICD, and
-/// one hostfile per set of servers.
-class clients {
- public:
-  clients() { make_vendors_directory(directory_.path() / "vendors", true, false); }
-
-  /// The variables that point a helper at `hosts` ("host:port [token]" lines).
-  std::vector<std::string> environment(const std::string& hosts) {
-    auto file = directory_.path() / ("hosts-" + std::to_string(files_++));
-    std::ofstream(file) << hosts << "\n";
-    return {"OCL_ICD_VENDORS=" + (directory_.path() / "vendors").string(),
-            "OCL_ICD_FILENAMES=" + icd_filenames(directory_.path() / "vendors"),
-            "TROUPE_ICD_HOSTS=" + file.string(), "TROUPE_ICD_CONNECT_TIMEOUT_MS=5000"};
-  }
-
-  std::unique_ptr<child_process> start(const std::string& hosts, std::vector<std::string> args) {
-    args.insert(args.begin(), TROUPE_CLIENT_HELPER);
-    return std::make_unique<child_process>(args, environment(hosts));
-  }
-
-  /// Runs a helper to its end; returns its exit code, or -1 if it did not end within `limit`.
-  int run(const std::string& hosts, std::vector<std::string> args, std::string* output = nullptr,
-          std::chrono::seconds limit = 120s) {
-    auto helper = start(hosts, std::move(args));
-    while (helper->read_line(limit)) {
-    }
-    auto code = helper->wait(limit);
-    if (output != nullptr) *output = helper->output();
-    return code.value_or(-1);
-  }
-
-  /// The number of troupe platforms a helper sees with `hosts`.
-  int count_platforms(const std::string& hosts) {
-    std::string output;
-    EXPECT_EQ(run(hosts, {"count-platforms"}, &output), 0) << output;
-    return output.empty() ? -1 : std::stoi(output);
-  }
-
- private:
-  temp_directory directory_;
-  int files_ = 0;
-};
-
-std::string endpoint(const device_server& server) {
-  return "127.0.0.1:" + std::to_string(server.port());
-}
 
 TEST(remote_failure, a_non_loopback_address_needs_a_token) {
   server_options open;

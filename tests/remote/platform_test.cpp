@@ -45,11 +45,11 @@ TEST(remote_platform, both_servers_are_listed_once_with_their_endpoints) {
   EXPECT_EQ(endpoints, expected);
 }
 
-TEST_F(remote_test, platform_info_names_the_server_and_caps_the_version) {
+TEST_F(remote_test, platform_info_keeps_the_servers_name_and_caps_the_version) {
   const std::string endpoint = remote_environment::get().plain_endpoint();
-  const auto local_name = info_string(clGetPlatformInfo, local.platform, CL_PLATFORM_NAME);
+  // Programs pick platforms by name: the name is the server's own, the place is asked apart.
   EXPECT_EQ(info_string(clGetPlatformInfo, remote.platform, CL_PLATFORM_NAME),
-            local_name + " (troupe @ " + endpoint + ")");
+            info_string(clGetPlatformInfo, local.platform, CL_PLATFORM_NAME));
   EXPECT_EQ(info_string(clGetPlatformInfo, remote.platform, CL_PLATFORM_ICD_SUFFIX_KHR), "troupe");
   EXPECT_EQ(info_string(clGetPlatformInfo, remote.platform,
                         (cl_platform_info)CL_PLATFORM_REMOTE_ENDPOINT_TROUPE),
@@ -92,8 +92,6 @@ TEST_F(remote_test, device_info_matches_the_local_device) {
             info_bytes(clGetDeviceInfo, local.device, CL_DEVICE_MAX_WORK_ITEM_SIZES));
   EXPECT_EQ(info<cl_bool>(clGetDeviceInfo, remote.device, CL_DEVICE_IMAGE_SUPPORT),
             info<cl_bool>(clGetDeviceInfo, local.device, CL_DEVICE_IMAGE_SUPPORT));
-  EXPECT_EQ(info_string(clGetDeviceInfo, remote.device, CL_DEVICE_EXTENSIONS),
-            info_string(clGetDeviceInfo, local.device, CL_DEVICE_EXTENSIONS));
   const auto version = info_string(clGetDeviceInfo, remote.device, CL_DEVICE_VERSION);
   EXPECT_TRUE(version.rfind("OpenCL 1.2", 0) == 0 || version.rfind("OpenCL 1.1", 0) == 0 ||
               version.rfind("OpenCL 1.0", 0) == 0)

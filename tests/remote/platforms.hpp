@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cl_info.hpp"
+#include "troupe/remote/cl_troupe_remote.h"
 
 namespace troupe::remote_test {
 
@@ -20,9 +21,20 @@ inline std::vector<cl_platform_id> all_platforms() {
   return platforms;
 }
 
+/// Where troupe serves `platform` from ("host:port"), or "" for a platform of another vendor:
+/// only troupe's driver knows the query (cl_troupe_remote).
+inline std::string remote_endpoint(cl_platform_id platform) {
+  std::size_t size = 0;
+  if (clGetPlatformInfo(platform, CL_PLATFORM_REMOTE_ENDPOINT_TROUPE, 0, nullptr, &size) !=
+      CL_SUCCESS) {
+    return {};
+  }
+  return info_string(clGetPlatformInfo, platform,
+                     static_cast<cl_platform_info>(CL_PLATFORM_REMOTE_ENDPOINT_TROUPE));
+}
+
 inline bool is_troupe_platform(cl_platform_id platform) {
-  return info_string(clGetPlatformInfo, platform, CL_PLATFORM_NAME).find("(troupe @") !=
-         std::string::npos;
+  return !remote_endpoint(platform).empty();
 }
 
 /// The name of the local platform the tests serve and compare against: PoCL (CI), or the one
@@ -47,10 +59,12 @@ inline cl_platform_id local_platform() {
 inline cl_platform_id remote_platform(const std::string& endpoint) {
   cl_platform_id local = local_platform();
   if (local == nullptr) return nullptr;
-  const std::string wanted =
-      info_string(clGetPlatformInfo, local, CL_PLATFORM_NAME) + " (troupe @ " + endpoint + ")";
+  const std::string wanted = info_string(clGetPlatformInfo, local, CL_PLATFORM_NAME);
   for (auto platform : all_platforms()) {
-    if (info_string(clGetPlatformInfo, platform, CL_PLATFORM_NAME) == wanted) return platform;
+    if (remote_endpoint(platform) == endpoint &&
+        info_string(clGetPlatformInfo, platform, CL_PLATFORM_NAME).find(wanted) == 0) {
+      return platform;
+    }
   }
   return nullptr;
 }

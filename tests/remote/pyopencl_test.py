@@ -33,7 +33,8 @@ __kernel void partial_sums(__global const int* in, __global long* out, __local l
 
 
 def main():
-    platforms = [p for p in cl.get_platforms() if "(troupe @" in p.name]
+    # troupe's platforms keep their servers' names; cl_troupe_remote marks them.
+    platforms = [p for p in cl.get_platforms() if "cl_troupe_remote" in p.extensions.split()]
     if not platforms:
         print("no troupe platform; platforms: " + ", ".join(p.name for p in cl.get_platforms()))
         return 1

@@ -49,7 +49,13 @@ CL_API_ENTRY void* CL_API_CALL clEnqueueMapImage(cl_command_queue queue, cl_mem 
                                                  const cl_event* event_wait_list, cl_event* event,
                                                  cl_int* errcode_ret) {
   if (!is_mem(image) || image->element_size == 0) return fail(errcode_ret, CL_INVALID_MEM_OBJECT);
-  if (origin == nullptr || region == nullptr || image_row_pitch == nullptr) {
+  // OpenCL gives 3D images and arrays a slice pitch, however few slices a map covers, and the
+  // others none.
+  const bool one_d_array = image->type == CL_MEM_OBJECT_IMAGE1D_ARRAY;
+  const bool sliced = one_d_array || image->type == CL_MEM_OBJECT_IMAGE2D_ARRAY ||
+                      image->type == CL_MEM_OBJECT_IMAGE3D;
+  if (origin == nullptr || region == nullptr || image_row_pitch == nullptr ||
+      (sliced && image_slice_pitch == nullptr)) {
     return fail(errcode_ret, CL_INVALID_VALUE);
   }
   _cl_mem::mapping mapped{};
@@ -57,9 +63,11 @@ CL_API_ENTRY void* CL_API_CALL clEnqueueMapImage(cl_command_queue queue, cl_mem 
   mapped.owned = true;
   std::copy(origin, origin + 3, mapped.origin);
   std::copy(region, region + 3, mapped.region);
+  // Packed in memory of our own: a 1D array's slices are its images, region[1] of them, one row
+  // each; the others' slices are region[1] rows, region[2] of them.
   mapped.row_pitch = region[0] * image->element_size;
-  mapped.slice_pitch = mapped.row_pitch * region[1];
-  mapped.size = mapped.slice_pitch * region[2];
+  mapped.slice_pitch = one_d_array ? mapped.row_pitch : mapped.row_pitch * region[1];
+  mapped.size = mapped.slice_pitch * (one_d_array ? region[1] : region[2]);
   void* host = std::aligned_alloc(4096, (mapped.size + 4095) / 4096 * 4096);
   if (host == nullptr) return fail(errcode_ret, CL_OUT_OF_HOST_MEMORY);
   cl_int status =
@@ -73,7 +81,7 @@ CL_API_ENTRY void* CL_API_CALL clEnqueueMapImage(cl_command_queue queue, cl_mem 
     return fail(errcode_ret, status);
   }
   *image_row_pitch = mapped.row_pitch;
-  if (image_slice_pitch != nullptr) *image_slice_pitch = region[2] > 1 ? mapped.slice_pitch : 0;
+  if (image_slice_pitch != nullptr) *image_slice_pitch = sliced ? mapped.slice_pitch : 0;
   std::lock_guard lock(image->mutex);
   image->mappings[host] = mapped;
   succeed(errcode_ret);

@@ -1,11 +1,16 @@
-// Discovery, platforms, devices, contexts and command queues.
+// Discovery, platforms and devices.
+#include <unistd.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <mutex>
 #include <sstream>
 
 #include "remote/icd/api_support.hpp"
+#include "remote/icd/forwarded_extensions.hpp"
+#include "remote/protocol/serving_process.hpp"
 #include "troupe/remote/cl_troupe_remote.h"
 #include "troupe/remote/server_options.hpp"
 
@@ -13,6 +18,11 @@ using namespace troupe::remote;
 using namespace troupe::remote::icd;
 
 namespace {
+
+std::vector<cl_platform_id>& found_platforms() {
+  static auto* found = new std::vector<cl_platform_id>;
+  return *found;
+}
 
 struct host_entry {
   std::string host;
@@ -84,11 +94,6 @@ std::string fetch_string(info_query query, const remote_object* subject, cl_uint
   return std::string(reinterpret_cast<const char*>(value.data()), value.size() - 1);
 }
 
-std::vector<cl_platform_id>& platforms() {
-  static auto* found = new std::vector<cl_platform_id>;
-  return *found;
-}
-
 // Every server named in the hostfiles, reached or not. Servers are never freed: their objects,
 // and threads' connections to them, live as long as the program.
 std::vector<server_connection*>& servers() {
@@ -96,7 +101,43 @@ std::vector<server_connection*>& servers() {
   return *named;
 }
 
+// Programs pick platforms by name, so a platform keeps the server's; where it lives is asked
+// apart (CL_PLATFORM_REMOTE_ENDPOINT_TROUPE). TROUPE_ICD_PLATFORM_SUFFIX=1 adds it to the name.
+bool platform_suffix_wanted() {
+  const char* setting = std::getenv("TROUPE_ICD_PLATFORM_SUFFIX");
+  if (setting == nullptr || *setting == '\0' || std::strcmp(setting, "0") == 0) return false;
+  if (std::strcmp(setting, "1") == 0) return true;
+  warn(std::string("TROUPE_ICD_PLATFORM_SUFFIX is '") + setting +
+       "', expected 0 or 1; platform names stay the servers' own");
+  return false;
+}
+
+bool contains_word(const std::string& list, const std::string& word) {
+  std::istringstream words(list);
+  for (std::string each; words >> each;) {
+    if (each == word) return true;
+  }
+  return false;
+}
+
+// True when a cl_name_version array names `name`.
+bool contains_version(const std::vector<std::byte>& named_versions, const char* name) {
+  for (std::size_t at = 0; at + sizeof(cl_name_version) <= named_versions.size();
+       at += sizeof(cl_name_version)) {
+    cl_name_version entry;
+    std::memcpy(&entry, named_versions.data() + at, sizeof entry);
+    if (std::strncmp(entry.name, name, CL_NAME_VERSION_MAX_NAME_SIZE) == 0) return true;
+  }
+  return false;
+}
+
 void discover() {
+  if (const char* server = std::getenv(serving_process_variable);
+      server != nullptr && server == std::to_string(::getpid())) {
+    debug("inside troupe-deviced: no remote platforms (a server never serves remote ones)");
+    return;
+  }
+  const bool suffixed = platform_suffix_wanted();
   int timeout_ms = 2000;
   if (const char* setting = std::getenv("TROUPE_ICD_CONNECT_TIMEOUT_MS")) {
     timeout_ms = std::max(1, std::atoi(setting));
@@ -114,14 +155,15 @@ void discover() {
       for (auto id : answer.fields().get_array<std::uint64_t>()) {
         auto* platform =
             static_cast<_cl_platform_id*>(server->object_for(object_kind::platform, id));
-        platform->name = fetch_string(info_query::platform, platform, CL_PLATFORM_NAME) +
-                         " (troupe @ " + server->endpoint() + ")";
-        platform->extensions = fetch_string(info_query::platform, platform, CL_PLATFORM_EXTENSIONS);
-        if (platform->extensions.find("cl_khr_icd") == std::string::npos) {
-          platform->extensions += " cl_khr_icd";
+        platform->name = fetch_string(info_query::platform, platform, CL_PLATFORM_NAME);
+        if (suffixed) platform->name += " (troupe @ " + server->endpoint() + ")";
+        platform->extensions =
+            keep_forwarded(fetch_string(info_query::platform, platform, CL_PLATFORM_EXTENSIONS));
+        if (!contains_word(platform->extensions, "cl_khr_icd")) {
+          platform->extensions += platform->extensions.empty() ? "cl_khr_icd" : " cl_khr_icd";
         }
         platform->extensions += " cl_troupe_remote";
-        platforms().push_back(platform);
+        found_platforms().push_back(platform);
       }
       debug("connected to " + server->endpoint());
     } catch (const std::exception& error) {
@@ -133,6 +175,10 @@ void discover() {
 
 }  // namespace
 
+const std::vector<cl_platform_id>& troupe::remote::icd::discovered_platforms() {
+  return found_platforms();
+}
+
 extern "C" {
 
 __attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
@@ -143,7 +189,7 @@ clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id* platform_list, cl_ui
     return CL_INVALID_VALUE;
   }
   if (num_entries == 0 && num_platforms == nullptr) return CL_INVALID_VALUE;
-  auto& found = platforms();
+  auto& found = found_platforms();
   if (num_platforms != nullptr) *num_platforms = static_cast<cl_uint>(found.size());
   for (cl_uint i = 0; platform_list != nullptr && i < num_entries && i < found.size(); ++i) {
     platform_list[i] = found[i];
@@ -167,6 +213,24 @@ CL_API_ENTRY cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform,
     case CL_PLATFORM_EXTENSIONS:
       return copy_string_info(platform->extensions, param_value_size, param_value,
                               param_value_size_ret);
+    case CL_PLATFORM_EXTENSIONS_WITH_VERSION: {
+      std::vector<std::byte> value;
+      if (cl_int status = fetch_info(info_query::platform, platform, param_name, 0, value);
+          status != CL_SUCCESS) {
+        return status;
+      }
+      // As CL_PLATFORM_EXTENSIONS: cl_khr_icd when the server lacked it, then troupe's own.
+      auto kept = keep_forwarded_versions(value);
+      for (const char* added : {"cl_khr_icd", "cl_troupe_remote"}) {
+        if (contains_version(kept, added)) continue;
+        cl_name_version entry{CL_MAKE_VERSION(1, 0, 0), {}};
+        std::memcpy(entry.name, added, std::strlen(added));
+        const auto* bytes = reinterpret_cast<const std::byte*>(&entry);
+        kept.insert(kept.end(), bytes, bytes + sizeof entry);
+      }
+      return copy_info(kept.data(), kept.size(), param_value_size, param_value,
+                       param_value_size_ret);
+    }
     case CL_PLATFORM_ICD_SUFFIX_KHR:
       return copy_string_info("troupe", param_value_size, param_value, param_value_size_ret);
     case CL_PLATFORM_REMOTE_ENDPOINT_TROUPE:
@@ -242,6 +306,33 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
       return copy_string_info(cap_version(as_string(value), prefix), param_value_size, param_value,
                               param_value_size_ret);
     }
+    case CL_DEVICE_EXTENSIONS:
+    case CL_DEVICE_EXTENSIONS_WITH_VERSION: {
+      // Only what works through the driver (forwarded_extensions.hpp).
+      std::vector<std::byte> value;
+      if (cl_int status = fetch_info(info_query::device, device, param_name, 0, value);
+          status != CL_SUCCESS) {
+        return status;
+      }
+      if (param_name == CL_DEVICE_EXTENSIONS) {
+        return copy_string_info(keep_forwarded(as_string(value)), param_value_size, param_value,
+                                param_value_size_ret);
+      }
+      auto kept = keep_forwarded_versions(value);
+      return copy_info(kept.data(), kept.size(), param_value_size, param_value,
+                       param_value_size_ret);
+    }
+    case CL_DEVICE_SVM_CAPABILITIES: {
+      // OpenCL 2.0's shared virtual memory has entry points the driver does not forward: none,
+      // where the server's device answers the query at all.
+      std::vector<std::byte> value;
+      if (cl_int status = fetch_info(info_query::device, device, param_name, 0, value);
+          status != CL_SUCCESS) {
+        return status;
+      }
+      cl_device_svm_capabilities none = 0;
+      return copy_value_info(none, param_value_size, param_value, param_value_size_ret);
+    }
     case CL_DEVICE_EXECUTION_CAPABILITIES: {
       // Native kernels are host function pointers, which cannot run on another host.
       cl_device_exec_capabilities capabilities = 0;
@@ -313,228 +404,6 @@ CL_API_ENTRY cl_int CL_API_CALL clReleaseDevice(cl_device_id device) {
   if (!valid(device, object_kind::device)) return CL_INVALID_DEVICE;
   if (!device->root) release_object(device);
   return CL_SUCCESS;
-}
-
-}  // extern "C"
-
-namespace {
-
-// Checks the properties and puts them with platform handles replaced by ids.
-cl_int put_context_properties(request& creating, const cl_context_properties* properties,
-                              server_connection*& server) {
-  std::vector<std::int64_t> flat;
-  if (properties != nullptr) {
-    for (const auto* p = properties; *p != 0; p += 2) {
-      if (p[0] == CL_CONTEXT_PLATFORM) {
-        auto platform = reinterpret_cast<cl_platform_id>(p[1]);
-        if (!valid(platform, object_kind::platform)) return CL_INVALID_PLATFORM;
-        if (server != nullptr && server != platform->server) return CL_INVALID_PLATFORM;
-        server = platform->server;
-        flat.push_back(p[0]);
-        flat.push_back(static_cast<std::int64_t>(platform->id));
-      } else if (p[0] == CL_CONTEXT_INTEROP_USER_SYNC) {
-        flat.push_back(p[0]);
-        flat.push_back(p[1]);
-      } else {
-        return CL_INVALID_PROPERTY;  // GL, D3D and other sharing cannot cross hosts
-      }
-      if (flat.size() > 60) return CL_INVALID_PROPERTY;
-    }
-    flat.push_back(0);
-  }
-  creating.fields.put_array<std::int64_t>(flat);
-  return CL_SUCCESS;
-}
-
-std::vector<cl_context_properties> copy_properties(const cl_context_properties* properties) {
-  std::vector<cl_context_properties> copy;
-  if (properties == nullptr) return copy;
-  for (const auto* p = properties; *p != 0; p += 2) {
-    copy.push_back(p[0]);
-    copy.push_back(p[1]);
-  }
-  copy.push_back(0);
-  return copy;
-}
-
-cl_context finish_context(request& creating, server_connection& server,
-                          const cl_context_properties* properties, std::uint64_t id,
-                          cl_int* errcode_ret) {
-  reply answer;
-  if (cl_int status = creating.call(server, answer); status != CL_SUCCESS) {
-    return fail(errcode_ret, status);
-  }
-  auto* context = new _cl_context(object_kind::context, &server, id);
-  context->properties = copy_properties(properties);
-  server.register_object(context);
-  succeed(errcode_ret);
-  return context;
-}
-
-}  // namespace
-
-extern "C" {
-
-CL_API_ENTRY cl_context CL_API_CALL clCreateContext(
-    const cl_context_properties* properties, cl_uint num_devices, const cl_device_id* devices,
-    void(CL_CALLBACK* /*pfn_notify*/)(const char*, const void*, size_t, void*), void* /*user_data*/,
-    cl_int* errcode_ret) {
-  if (num_devices == 0 || devices == nullptr) return fail(errcode_ret, CL_INVALID_VALUE);
-  server_connection* server = nullptr;
-  for (cl_uint i = 0; i < num_devices; ++i) {
-    if (!valid(devices[i], object_kind::device)) return fail(errcode_ret, CL_INVALID_DEVICE);
-    if (server != nullptr && devices[i]->server != server) {
-      return fail(errcode_ret, CL_INVALID_DEVICE);  // a context lives on one server
-    }
-    server = devices[i]->server;
-  }
-  request creating(opcode::create_context);
-  std::uint64_t id = server->new_id();
-  creating.fields.put<std::uint64_t>(id);
-  if (cl_int status = put_context_properties(creating, properties, server); status != CL_SUCCESS) {
-    return fail(errcode_ret, status);
-  }
-  if (server != devices[0]->server) return fail(errcode_ret, CL_INVALID_PLATFORM);
-  creating.objects(devices, num_devices);
-  return finish_context(creating, *server, properties, id, errcode_ret);
-}
-
-CL_API_ENTRY cl_context CL_API_CALL
-clCreateContextFromType(const cl_context_properties* properties, cl_device_type device_type,
-                        void(CL_CALLBACK* /*pfn_notify*/)(const char*, const void*, size_t, void*),
-                        void* /*user_data*/, cl_int* errcode_ret) {
-  // The loader routes here by the CL_CONTEXT_PLATFORM property, or to its first platform.
-  server_connection* server = nullptr;
-  for (const auto* p = properties; p != nullptr && *p != 0; p += 2) {
-    if (p[0] == CL_CONTEXT_PLATFORM) {
-      auto platform = reinterpret_cast<cl_platform_id>(p[1]);
-      if (!valid(platform, object_kind::platform)) return fail(errcode_ret, CL_INVALID_PLATFORM);
-      server = platform->server;
-    }
-  }
-  if (server == nullptr) {
-    if (platforms().empty()) return fail(errcode_ret, CL_INVALID_PLATFORM);
-    server = platforms().front()->server;
-  }
-  request creating(opcode::create_context_from_type);
-  std::uint64_t id = server->new_id();
-  creating.fields.put<std::uint64_t>(id);
-  if (cl_int status = put_context_properties(creating, properties, server); status != CL_SUCCESS) {
-    return fail(errcode_ret, status);
-  }
-  creating.fields.put<std::uint64_t>(device_type);
-  return finish_context(creating, *server, properties, id, errcode_ret);
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clRetainContext(cl_context context) {
-  if (!valid(context, object_kind::context)) return CL_INVALID_CONTEXT;
-  ++context->references;
-  return CL_SUCCESS;
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clReleaseContext(cl_context context) {
-  if (!valid(context, object_kind::context)) return CL_INVALID_CONTEXT;
-  release_object(context);
-  return CL_SUCCESS;
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_info param_name,
-                                                 size_t param_value_size, void* param_value,
-                                                 size_t* param_value_size_ret) {
-  if (!valid(context, object_kind::context)) return CL_INVALID_CONTEXT;
-  switch (param_name) {
-    case CL_CONTEXT_REFERENCE_COUNT: {
-      auto count = static_cast<cl_uint>(context->references.load());
-      return copy_value_info(count, param_value_size, param_value, param_value_size_ret);
-    }
-    case CL_CONTEXT_PROPERTIES:
-      return copy_info(context->properties.data(),
-                       context->properties.size() * sizeof(cl_context_properties), param_value_size,
-                       param_value, param_value_size_ret);
-    default:
-      return forward_info(info_query::context, context, param_name, 0, param_value_size,
-                          param_value, param_value_size_ret);
-  }
-}
-
-CL_API_ENTRY cl_command_queue CL_API_CALL
-clCreateCommandQueue(cl_context context, cl_device_id device,
-                     cl_command_queue_properties properties, cl_int* errcode_ret) {
-  if (!valid(context, object_kind::context)) return fail(errcode_ret, CL_INVALID_CONTEXT);
-  if (!valid(device, object_kind::device) || device->server != context->server) {
-    return fail(errcode_ret, CL_INVALID_DEVICE);
-  }
-  request creating(opcode::create_queue);
-  std::uint64_t id = context->server->new_id();
-  creating.fields.put<std::uint64_t>(id);
-  creating.object(context).object(device);
-  creating.fields.put<std::uint64_t>(properties);
-  reply answer;
-  if (cl_int status = creating.call(*context->server, answer); status != CL_SUCCESS) {
-    return fail(errcode_ret, status);
-  }
-  auto* queue = new _cl_command_queue(object_kind::queue, context->server, id);
-  queue->context = context;
-  hold_parent(queue, context);
-  queue->device = device;
-  queue->in_order = (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0;
-  context->server->register_object(queue);
-  succeed(errcode_ret);
-  return queue;
-}
-
-// OpenCL 2.0's form, which programs use when a platform's headers are new: only the 1.2
-// properties are accepted.
-CL_API_ENTRY cl_command_queue CL_API_CALL
-clCreateCommandQueueWithProperties(cl_context context, cl_device_id device,
-                                   const cl_queue_properties* properties, cl_int* errcode_ret) {
-  cl_command_queue_properties flags = 0;
-  for (const auto* p = properties; p != nullptr && *p != 0; p += 2) {
-    if (p[0] != CL_QUEUE_PROPERTIES) return fail(errcode_ret, CL_INVALID_QUEUE_PROPERTIES);
-    flags = static_cast<cl_command_queue_properties>(p[1]);
-  }
-  return clCreateCommandQueue(context, device, flags, errcode_ret);
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue queue) {
-  if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
-  ++queue->references;
-  return CL_SUCCESS;
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue queue) {
-  if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
-  // OpenCL flushes a queue when its last reference goes.
-  if (queue->references.load() == 1) clFlush(queue);
-  release_object(queue);
-  return CL_SUCCESS;
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue queue,
-                                                      cl_command_queue_info param_name,
-                                                      size_t param_value_size, void* param_value,
-                                                      size_t* param_value_size_ret) {
-  if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
-  switch (param_name) {
-    case CL_QUEUE_CONTEXT:
-      return copy_value_info(queue->context, param_value_size, param_value, param_value_size_ret);
-    case CL_QUEUE_DEVICE:
-      return copy_value_info(queue->device, param_value_size, param_value, param_value_size_ret);
-    case CL_QUEUE_REFERENCE_COUNT: {
-      auto count = static_cast<cl_uint>(queue->references.load());
-      return copy_value_info(count, param_value_size, param_value, param_value_size_ret);
-    }
-    default:
-      return forward_info(info_query::queue, queue, param_name, 0, param_value_size, param_value,
-                          param_value_size_ret);
-  }
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue queue,
-                                                          cl_command_queue_properties, cl_bool,
-                                                          cl_command_queue_properties*) {
-  if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
-  return CL_INVALID_OPERATION;  // deprecated since OpenCL 1.1
 }
 
 }  // extern "C"

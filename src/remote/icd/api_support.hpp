@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "remote/icd/objects.hpp"
 #include "remote/icd/request.hpp"
@@ -107,6 +108,9 @@ cl_int settle_event(cl_event event);
 /// The reads into [host, host + size) of any queue of this server: a write from there sends
 /// the bytes now, so a read the write waits for must have landed first.
 cl_int settle_overlap(server_connection& server, const void* host, std::size_t size);
+
+/// The platforms of every server reached at discovery (clIcdGetPlatformIDsKHR), in order.
+const std::vector<cl_platform_id>& discovered_platforms();
 
 /// Rewrites "OpenCL X.Y ..." so that X.Y is at most 1.2, the version this driver implements.
 std::string cap_version(const std::string& version, const char* prefix);

@@ -63,8 +63,10 @@ void hold_parent(remote_object* child, remote_object* parent);
 
 struct _cl_platform_id : troupe::remote::icd::remote_object {
   using remote_object::remote_object;
-  std::string name;        ///< the server's platform name with " (troupe @ host:port)"
-  std::string extensions;  ///< the server's, with cl_khr_icd and cl_troupe_remote
+  /// The server's platform name; with " (troupe @ host:port)" if TROUPE_ICD_PLATFORM_SUFFIX=1.
+  std::string name;
+  /// The server's that the driver forwards, with cl_khr_icd and cl_troupe_remote.
+  std::string extensions;
 };
 
 struct _cl_device_id : troupe::remote::icd::remote_object {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -70,6 +71,25 @@ void receive_reply_body(connection& link, const frame_header& header, opcode op,
   }
 }
 
+// How long a server may leave a heartbeat unanswered before it counts as lost
+// (TROUPE_ICD_HEARTBEAT_TIMEOUT, seconds, default 30; 0: never).
+std::chrono::milliseconds heartbeat_timeout() {
+  static const auto timeout = [] {
+    constexpr std::chrono::milliseconds fallback(30000);
+    const char* setting = std::getenv("TROUPE_ICD_HEARTBEAT_TIMEOUT");
+    if (setting == nullptr || *setting == '\0') return fallback;
+    char* end = nullptr;
+    double seconds = std::strtod(setting, &end);
+    if (*end != '\0' || !(seconds >= 0) || seconds > 86400) {
+      warn(std::string("TROUPE_ICD_HEARTBEAT_TIMEOUT is '") + setting +
+           "', expected seconds from 0 (never) to 86400; using 30");
+      return fallback;
+    }
+    return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+  }();
+  return timeout;
+}
+
 }  // namespace
 
 // How long a thread waiting for a reply polls before it sleeps (TROUPE_ICD_SPIN_US, default
@@ -117,7 +137,8 @@ void server_connection::open(int timeout_ms) {
   std::vector<std::byte> payload;
   set_receive_timeout(anchor_.fd(), timeout_ms);
   frame_header header = anchor_.receive_frame(payload, max_handshake_payload);
-  set_receive_timeout(anchor_.fd(), 0);
+  // From now on a frame stalled halfway counts as a silent server too (see the heartbeat).
+  set_receive_timeout(anchor_.fd(), static_cast<int>(heartbeat_timeout().count()));
   reader in(payload);
   auto status = in.get<std::int32_t>();
   in.get<std::int32_t>();
@@ -139,6 +160,9 @@ void server_connection::mark_lost(const std::string& why) {
   if (!lost_.exchange(true)) {
     warn("lost the server " + endpoint_ + " (" + why + "); its platform's calls fail from now on");
     anchor_.shutdown();
+    // Threads waiting for replies from a server that went silent (not closed) wake up too.
+    std::lock_guard lock(mutex_);
+    for (auto& link : connections_) link->socket.shutdown();
   }
 }
 
@@ -258,11 +282,39 @@ std::uint64_t server_connection::add_callback(std::function<void(cl_int)> callba
   return id;
 }
 
+// Besides notifications, this thread keeps the heartbeat: when the server has said nothing for
+// a third of the timeout it sends a ping on the first connection, which the server answers
+// whatever its request connections are busy with (a long kernel). A ping unanswered for the
+// whole timeout means the server stopped (paused, or the network cut): it is marked lost,
+// which fails the calls waiting on it. Requests and replies carry nothing extra.
 void server_connection::listen_for_notifications() {
+  using clock = std::chrono::steady_clock;
+  const auto timeout = heartbeat_timeout();
+  const auto quiet = std::max(timeout / 3, std::chrono::milliseconds(1));
+  auto heard = clock::now();
+  std::optional<clock::time_point> pinged;  // an unanswered heartbeat, sent then
   std::vector<std::byte> payload;
   try {
     while (true) {
+      if (timeout.count() > 0 && !anchor_.wait_readable(quiet)) {
+        // Nothing arrived: decided on this thread's own clock, after looking at the socket, so
+        // a client that was itself paused does not blame the server.
+        auto now = clock::now();
+        if (pinged && now - *pinged >= timeout) {
+          throw connection_lost(
+              "no answer to a heartbeat within " + std::to_string(timeout.count()) +
+              " ms (TROUPE_ICD_HEARTBEAT_TIMEOUT): the server is paused or unreachable");
+        }
+        if (!pinged && now - heard >= quiet) {
+          anchor_.send_frame(opcode::ping, flag_reply, 0, writer{});
+          pinged = now;
+        }
+        continue;
+      }
       frame_header header = anchor_.receive_frame(payload, max_handshake_payload);
+      heard = clock::now();
+      pinged.reset();
+      if (header.opcode == static_cast<std::uint16_t>(reply_to(opcode::ping))) continue;
       if (header.opcode != static_cast<std::uint16_t>(opcode::event_callback)) {
         throw decode_error("unexpected notification " + std::to_string(header.opcode));
       }

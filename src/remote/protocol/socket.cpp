@@ -241,6 +241,16 @@ frame_header stream_socket::receive_frame(std::vector<std::byte>& payload,
   return header;
 }
 
+bool stream_socket::wait_readable(std::chrono::milliseconds timeout) {
+  if (read_end_ > read_begin_) return true;  // read ahead already
+  pollfd waiting{fd_, POLLIN, 0};
+  int rc = 0;
+  do {
+    rc = ::poll(&waiting, 1, static_cast<int>(timeout.count()));
+  } while (rc < 0 && errno == EINTR);
+  return rc != 0;  // an error too: the receive that follows reports it
+}
+
 void stream_socket::shutdown() noexcept {
   if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
 }

@@ -56,6 +56,10 @@ class stream_socket {
   /// How long a receive polls before it sleeps (0, the default: it sleeps at once).
   void set_spin(std::chrono::microseconds spin) { spin_ = spin; }
 
+  /// Waits up to `timeout` for something to receive: bytes, or the connection's end (which
+  /// the next receive reports). False when nothing came.
+  bool wait_readable(std::chrono::milliseconds timeout);
+
   /// Stops both directions; a thread blocked in receive on this socket returns.
   void shutdown() noexcept;
   [[nodiscard]] int fd() const { return fd_; }

@@ -21,7 +21,7 @@ static_assert(std::endian::native == std::endian::little,
 /// "TRPE", the first field of every handshake.
 inline constexpr std::uint32_t protocol_magic = 0x45505254;
 /// Bumped on any change to a frame's layout; client and server must agree exactly.
-inline constexpr std::uint16_t protocol_version = 2;
+inline constexpr std::uint16_t protocol_version = 3;
 /// Largest payload of a frame before the handshake: a handshake is a few hundred bytes.
 inline constexpr std::uint32_t max_handshake_payload = 4096;
 /// Largest bulk field of a frame (a read's reply, a write's data, an info value).

@@ -1,11 +1,13 @@
 #include "troupe/remote/device_server.hpp"
 
 #include <CL/cl_ext.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <map>
 #include <mutex>
@@ -15,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "remote/protocol/serving_process.hpp"
 #include "remote/protocol/socket.hpp"
 #include "remote/server/call.hpp"
 #include "remote/server/completion_replies.hpp"
@@ -90,6 +93,8 @@ bool same_token(const std::string& expected, const std::string& given) {
 void initialize_platforms() {
   static std::once_flag once;
   std::call_once(once, [] {
+    // Before the loader starts: troupe's driver, if registered here, must list nothing.
+    ::setenv(serving_process_variable, std::to_string(::getpid()).c_str(), 1);
     cl_uint count = 0;
     if (clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS || count == 0) return;
     std::vector<cl_platform_id> platforms(count);
@@ -356,10 +361,27 @@ void device_server::state::serve_anchor(stream_socket& socket, std::shared_ptr<s
     socket.send_frame(static_cast<opcode>(static_cast<std::uint16_t>(opcode::hello) |
                                           static_cast<std::uint16_t>(opcode::reply)),
                       0, 0, welcome);
-    std::vector<std::byte> ignored;
-    socket.receive_frame(ignored, max_handshake_payload);
-    log(log_level::warn, "session " + std::to_string(opened->id()) +
-                             " sent a request on its notification connection; closing it");
+    // Heartbeats (a ping asking for a reply) are answered here, not by the session's request
+    // connections: a connection busy with a long clFinish cannot answer, the session can.
+    std::vector<std::byte> payload;
+    frame_header header;
+    while (true) {
+      header = socket.receive_frame(payload, max_handshake_payload);
+      if (header.opcode != static_cast<std::uint16_t>(opcode::ping) || header.flags != flag_reply ||
+          !payload.empty()) {
+        break;
+      }
+      writer alive;
+      alive.put<std::int32_t>(CL_SUCCESS).put<std::int32_t>(CL_SUCCESS).put_string("");
+      constexpr auto answer = static_cast<opcode>(static_cast<std::uint16_t>(opcode::ping) |
+                                                  static_cast<std::uint16_t>(opcode::reply));
+      if (!opened->notify(answer, alive)) throw connection_lost("cannot answer a heartbeat");
+    }
+    log(log_level::warn, "session " + std::to_string(opened->id()) + " sent opcode " +
+                             std::to_string(header.opcode) + " with flags " +
+                             std::to_string(header.flags) +
+                             " on its notification connection, which takes only heartbeats "
+                             "(ping with flag_reply, no payload); closing it");
   } catch (const std::exception&) {
   }
   opened->close_anchor();
