@@ -1,8 +1,12 @@
 // troupe-deviced: serves this host's OpenCL devices to troupe's ICD driver on other hosts.
+#include <sys/resource.h>
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <thread>
@@ -20,6 +24,23 @@ std::string read_token(const std::string& path) {
   if (token.empty())
     throw std::runtime_error("the token file " + path + " has an empty first line");
   return token;
+}
+
+// Each connection costs a file descriptor; the soft limit (often 1024) would let a few
+// thousand silent connections use them all. Raised to the hard limit, which only root raises.
+void raise_open_file_limit(troupe::remote::server::log_level level) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == limit.rlim_max) return;
+  const auto before = limit.rlim_cur;
+  limit.rlim_cur = limit.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    std::fprintf(stderr, "troupe-deviced: warn: cannot raise the open file limit from %llu: %s\n",
+                 static_cast<unsigned long long>(before), std::strerror(errno));
+  } else if (level >= troupe::remote::server::log_level::info) {
+    std::fprintf(stderr, "troupe-deviced: info: open file limit raised from %llu to %llu\n",
+                 static_cast<unsigned long long>(before),
+                 static_cast<unsigned long long>(limit.rlim_cur));
+  }
 }
 
 }  // namespace
@@ -55,6 +76,7 @@ int main(int argc, char** argv) {
   try {
     options.level = server::parse_log_level(level);
     if (!token_file.empty()) options.token = read_token(token_file);
+    raise_open_file_limit(options.level);
     // Signals are taken by one thread with sigwait, so that stopping is not done in a handler.
     sigset_t signals;
     sigemptyset(&signals);

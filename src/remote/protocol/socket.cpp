@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <system_error>
 #include <utility>
 
 namespace troupe::remote {
@@ -292,8 +293,26 @@ stream_socket listen_socket::accept() {
       tune_socket(fd);
       return stream_socket(fd);
     }
-    if (errno == EINTR || errno == ECONNABORTED) continue;
-    return stream_socket();
+    const int error = errno;
+    if (fd_ < 0) return stream_socket();  // closed (EBADF, EINVAL after the shutdown)
+    switch (error) {
+      // This connection only: Linux hands its pending network errors to accept (accept(2)).
+      case EINTR:
+      case ECONNABORTED:
+      case EPROTO:
+      case EPERM:
+      case ENETDOWN:
+      case ENETUNREACH:
+      case ENOPROTOOPT:
+      case EHOSTDOWN:
+      case EHOSTUNREACH:
+      case ENONET:
+      case EOPNOTSUPP:
+      case ETIMEDOUT:
+        continue;
+      default:  // EMFILE, ENFILE, ENOBUFS, ENOMEM...: the system's, until something is freed
+        throw std::system_error(error, std::generic_category(), "accept");
+    }
   }
 }
 

@@ -88,7 +88,10 @@ class listen_socket {
   listen_socket& operator=(const listen_socket&) = delete;
   ~listen_socket();
 
-  /// Waits for the next connection; returns an invalid socket once close() was called.
+  /// Waits for the next connection; returns an invalid socket once close() was called. Throws
+  /// std::system_error when the system cannot take one now (out of file descriptors or
+  /// memory): the connection waits in the backlog, and the caller decides when to try again.
+  /// Errors of a single connection (it was aborted, its network is down) are skipped.
   stream_socket accept();
   void close() noexcept;
   [[nodiscard]] std::uint16_t port() const { return port_; }

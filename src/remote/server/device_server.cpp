@@ -2,11 +2,14 @@
 
 #include <CL/cl_ext.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -105,22 +108,58 @@ void device_server::state::start() {
 
 void device_server::state::run() {
   log(log_level::info, "serving on " + options_.address + ":" + std::to_string(port()));
+  // After a failed accept (out of descriptors, of memory) the connection waits in the backlog:
+  // pause, longer each time up to a second, and try again. Never give up: that would end the
+  // daemon, and give whoever exhausted its descriptors what they wanted.
+  constexpr auto first_pause = std::chrono::milliseconds(1);
+  constexpr auto longest_pause = std::chrono::milliseconds(1000);
+  std::chrono::milliseconds pause = first_pause;
   while (!stopping_) {
-    stream_socket socket = listener_.accept();
+    stream_socket socket;
+    try {
+      socket = listener_.accept();
+    } catch (const std::system_error& error) {
+      log(accept_failures_, log_level::warn,
+          std::string("cannot accept a connection (") + error.what() + "); trying again in " +
+              std::to_string(pause.count()) + " ms");
+      std::unique_lock lock(mutex_);
+      stopped_.wait_for(lock, pause, [&] { return stopping_.load(); });
+      pause = std::min(pause * 2, longest_pause);
+      continue;
+    }
     if (!socket.valid()) break;
-    std::lock_guard lock(mutex_);
-    if (stopping_) break;
-    std::erase_if(workers_, [](worker& old) {
-      if (!*old.done) return false;
-      old.thread.join();
-      return true;
-    });
+    pause = first_pause;
+    admit(std::move(socket));
+  }
+}
+
+// A connection accepted: it is served on a thread of its own.
+void device_server::state::admit(stream_socket accepted) {
+  auto socket = std::make_unique<stream_socket>(std::move(accepted));
+  std::lock_guard lock(mutex_);
+  if (stopping_) return;
+  std::erase_if(workers_, [](worker& old) {
+    if (!*old.done) return false;
+    old.thread.join();
+    return true;
+  });
+  stream_socket* raw = socket.get();
+  open_sockets_.push_back(raw);
+  try {
     auto done = std::make_shared<std::atomic<bool>>(false);
-    workers_.push_back({std::thread([this, done, s = std::move(socket)]() mutable {
-                          serve(std::move(s));
+    workers_.push_back({std::thread([this, done, owned = std::move(socket)] {
+                          serve(*owned);
+                          std::lock_guard finished(mutex_);
+                          std::erase(open_sockets_, owned.get());
                           *done = true;
                         }),
                         done});
+  } catch (const std::system_error& error) {
+    // No thread for it: the connection is closed (with the function that owned it), and the
+    // server goes on.
+    std::erase(open_sockets_, raw);
+    log(refusals_, log_level::error,
+        std::string("closed a connection that got no thread to serve it: ") + error.what());
   }
 }
 
@@ -129,6 +168,7 @@ void device_server::state::stop() {
   listener_.close();
   std::lock_guard lock(mutex_);
   for (auto* socket : open_sockets_) socket->shutdown();
+  stopped_.notify_all();
 }
 
 std::size_t device_server::state::session_count() const {
@@ -152,6 +192,16 @@ void device_server::state::log(log_level level, const std::string& message) cons
   if (level > options_.level) return;
   static constexpr const char* names[] = {"error", "warn", "info", "debug"};
   std::fprintf(stderr, "troupe-deviced: %s: %s\n", names[static_cast<int>(level)], message.c_str());
+}
+
+void device_server::state::log(log_throttle& throttle, log_level level,
+                               const std::string& message) const {
+  if (level > options_.level) return;
+  auto held_back = throttle.admit();
+  if (!held_back) return;
+  log(level, *held_back == 0 ? message
+                             : message + " (and " + std::to_string(*held_back) +
+                                   " more like it in the last second)");
 }
 
 }  // namespace troupe::remote::server

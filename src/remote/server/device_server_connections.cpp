@@ -44,12 +44,7 @@ void send_status(stream_socket& socket, opcode op, std::uint32_t sequence, cl_in
 
 // -- device_server::state: handshakes -----------------------------------------
 
-void device_server::state::serve(stream_socket socket) {
-  {
-    std::lock_guard lock(mutex_);
-    if (stopping_) return;
-    open_sockets_.push_back(&socket);
-  }
+void device_server::state::serve(stream_socket& socket) {
   try {
     std::vector<std::byte> payload;
     // Nothing is trusted before the handshake: its frame is small, read whole, and must come
@@ -80,10 +75,6 @@ void device_server::state::serve(stream_socket socket) {
     if (op == opcode::hello) {
       in.expect_end();
       open_session(socket, header);
-      // This return skips the cleanup at the end: take the socket off the list here, or stop()
-      // would later shut down through a pointer to this finished call's local.
-      std::lock_guard lock(mutex_);
-      std::erase(open_sockets_, &socket);
       return;
     }
     join_session(socket, header, in);
@@ -95,7 +86,6 @@ void device_server::state::serve(stream_socket socket) {
     log(log_level::error, std::string("closing a connection after: ") + error.what());
   }
   std::lock_guard lock(mutex_);
-  std::erase(open_sockets_, &socket);
   for (auto& [id, entry] : sessions_) std::erase(entry.connections, &socket);
 }
 

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "remote/protocol/socket.hpp"
+#include "remote/server/log_throttle.hpp"
 #include "remote/server/session.hpp"
 #include "troupe/remote/device_server.hpp"
 
@@ -40,19 +43,24 @@ class device_server::state {
     std::vector<stream_socket*> connections;
   };
 
-  void serve(stream_socket socket);
+  void admit(stream_socket socket);
+  void serve(stream_socket& socket);
   void open_session(stream_socket& socket, const frame_header& header);
   void join_session(stream_socket& socket, const frame_header& header, reader& in);
   void serve_anchor(stream_socket& socket, std::shared_ptr<session> opened);
   void serve_requests(stream_socket& socket, std::shared_ptr<session> joined, std::uint32_t index);
   void close_session(std::uint64_t id);
   void log(log_level level, const std::string& message) const;
+  // Logs through `throttle`: one line a second at most, saying how many were held back.
+  void log(log_throttle& throttle, log_level level, const std::string& message) const;
 
   server_options options_;
   listen_socket listener_;
   std::thread acceptor_;
   std::atomic<bool> stopping_{false};
+  mutable log_throttle accept_failures_, refusals_;
   mutable std::mutex mutex_;  // guards everything below
+  std::condition_variable stopped_;
   std::map<std::uint64_t, session_entry> sessions_;
   std::uint64_t next_session_ = 1;
   std::vector<stream_socket*> open_sockets_;
