@@ -84,5 +84,89 @@ TEST(remote_front_door, a_connection_that_gets_no_thread_is_closed_and_the_serve
   EXPECT_NO_THROW(open_session(server->port()));
 }
 
+TEST(remote_front_door, a_handshake_has_one_deadline_however_slowly_its_bytes_come) {
+  server_options options;
+  options.handshake_timeout = 500ms;
+  auto server = serve(options);
+  raw_connection slow(server->port());
+  // A hello with a long token: at one byte per 100 ms it would take 30 s.
+  const auto frame = raw_connection::encode(opcode::hello, remote::flag_reply, 0,
+                                            hello_payload(std::string(300, 't')));
+  std::size_t sent = 0;
+  within(120s, "the slow handshake", [&] {
+    // One byte, then 100 ms for the server to close the connection, and again.
+    while (sent < frame.size() && !slow.closed_within(100ms)) {
+      if (!slow.send(std::span(frame).subspan(sent, 1))) break;
+      ++sent;
+    }
+    return 0;
+  });
+  EXPECT_GT(sent, 0u);
+  EXPECT_LT(sent, frame.size()) << "the server took a handshake dribbled over " << frame.size() / 10
+                                << " s under a 500 ms deadline";
+  EXPECT_TRUE(slow.closed_within(20s));
+}
+
+TEST(remote_front_door, a_flood_of_silent_connections_holds_no_more_than_the_handshake_cap) {
+  server_options options;
+  options.max_handshakes = 8;
+  options.handshake_timeout = 300s;  // only the cap closes connections here
+  auto server = serve(options);
+  std::vector<raw_connection> silent;
+  for (int i = 0; i < 40; ++i) silent.emplace_back(server->port());
+  // Each connection over the cap closes the one that has waited longest: 32 of them.
+  auto count_closed = [&] {
+    int closed = 0;
+    for (auto& connection : silent) closed += connection.closed_within(0ms) ? 1 : 0;
+    return closed;
+  };
+  EXPECT_TRUE(eventually(30s, [&] { return count_closed() >= 32; }))
+      << count_closed() << " of 40 silent connections closed by a server that takes 8";
+  EXPECT_EQ(count_closed(), 32);
+  EXPECT_TRUE(eventually(30s, [&] { return server->connection_count() <= 8; }))
+      << server->connection_count() << " connections held";
+  // A client that speaks is served at once.
+  EXPECT_NO_THROW(open_session(server->port()));
+}
+
+TEST(remote_front_door, wrong_tokens_from_one_address_slow_that_address_down) {
+  server_options options;
+  options.token = "right";
+  auto server = serve(options);
+  // Wrong tokens from 127.0.0.2: every one refused, and after a few, the address itself.
+  int wrong = 0, slowed = 0;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    raw_connection guess(server->port(), "127.0.0.2");
+    auto reply = say_hello(guess, "guess " + std::to_string(attempt));
+    ASSERT_TRUE(reply) << "attempt " << attempt << " closed without an answer";
+    EXPECT_EQ(reply->status, CL_INVALID_OPERATION) << reply->message;
+    if (reply->message.find("too many wrong tokens from 127.0.0.2") != std::string::npos) {
+      ++slowed;
+    } else if (reply->message == "wrong token") {
+      ++wrong;
+    }
+  }
+  EXPECT_GT(wrong, 0);
+  EXPECT_GT(slowed, 0) << "8 wrong tokens in a row from one address, none slowed down";
+  EXPECT_EQ(wrong + slowed, 8);
+  // While slowed down, the address is refused even with the right token...
+  {
+    raw_connection right(server->port(), "127.0.0.2");
+    auto reply = say_hello(right, "right");
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, CL_INVALID_OPERATION);
+    EXPECT_NE(reply->message.find("too many wrong tokens from 127.0.0.2"), std::string::npos)
+        << reply->message;
+  }
+  // ...another address is not...
+  EXPECT_NO_THROW(open_session(server->port(), "right", "127.0.0.3"));
+  // ...and the address is let in again once its delay is over.
+  EXPECT_TRUE(eventually(120s, [&] {
+    raw_connection again(server->port(), "127.0.0.2");
+    auto reply = say_hello(again, "right");
+    return reply && reply->status == CL_SUCCESS;
+  }));
+}
+
 }  // namespace
 }  // namespace troupe::remote_test

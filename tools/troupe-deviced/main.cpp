@@ -64,6 +64,16 @@ int main(int argc, char** argv) {
   app.add_option("--max-clients", options.max_clients, "sessions served at once")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  unsigned handshake_ms = static_cast<unsigned>(options.handshake_timeout.count());
+  app.add_option("--max-handshakes", options.max_handshakes,
+                 "connections still in their handshake, at most; the next one closes the "
+                 "oldest")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--handshake-timeout-ms", handshake_ms,
+                 "milliseconds a connection has for its whole handshake")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--spin-us", options.spin_us,
                  "microseconds a connection polls for its next request before it sleeps "
                  "(0: sleep at once; saves a core per busy client, costs latency)")
@@ -75,6 +85,7 @@ int main(int argc, char** argv) {
 
   try {
     options.level = server::parse_log_level(level);
+    options.handshake_timeout = std::chrono::milliseconds(handshake_ms);
     if (!token_file.empty()) options.token = read_token(token_file);
     raise_open_file_limit(options.level);
     // Signals are taken by one thread with sigwait, so that stopping is not done in a handler.

@@ -33,13 +33,15 @@ stream_socket::stream_socket(stream_socket&& other) noexcept
       spin_(other.spin_),
       read_ahead_(std::move(other.read_ahead_)),
       read_begin_(std::exchange(other.read_begin_, 0)),
-      read_end_(std::exchange(other.read_end_, 0)) {}
+      read_end_(std::exchange(other.read_end_, 0)),
+      deadline_(other.deadline_) {}
 stream_socket& stream_socket::operator=(stream_socket&& other) noexcept {
   if (this != &other) {
     spin_ = other.spin_;
     read_ahead_ = std::move(other.read_ahead_);
     read_begin_ = std::exchange(other.read_begin_, 0);
     read_end_ = std::exchange(other.read_end_, 0);
+    deadline_ = other.deadline_;
     if (fd_ >= 0) ::close(fd_);
     fd_ = std::exchange(other.fd_, -1);
   }
@@ -195,6 +197,7 @@ void stream_socket::receive_exact(void* data, std::size_t size) {
     // receive, not two per frame; bulk bytes go straight to their destination.
     const bool ahead = size < read_ahead_size;
     if (ahead && read_ahead_.empty()) read_ahead_.resize(read_ahead_size);
+    if (!spinning && deadline_ != std::chrono::steady_clock::time_point{}) wait_before_deadline();
     ssize_t got =
         ahead ? ::recv(fd_, read_ahead_.data(), read_ahead_.size(), spinning ? MSG_DONTWAIT : 0)
               : ::recv(fd_, out, size, spinning ? MSG_DONTWAIT : 0);
@@ -234,6 +237,18 @@ frame_header stream_socket::receive_header(std::uint32_t max_payload) {
   return header;
 }
 
+void stream_socket::wait_before_deadline() const {
+  while (true) {
+    auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
+    if (left.count() <= 0) throw deadline_passed("the deadline passed before the bytes came");
+    pollfd waiting{fd_, POLLIN, 0};
+    int ready = ::poll(&waiting, 1, static_cast<int>(std::min<long long>(left.count(), 60000)));
+    if (ready > 0) return;  // bytes, an end or an error: recv tells which
+    if (ready < 0 && errno != EINTR) throw connection_lost(system_error("poll"));
+  }
+}
+
 frame_header stream_socket::receive_frame(std::vector<std::byte>& payload,
                                           std::uint32_t max_payload) {
   frame_header header = receive_header(max_payload);
@@ -244,6 +259,19 @@ frame_header stream_socket::receive_frame(std::vector<std::byte>& payload,
 
 void stream_socket::shutdown() noexcept {
   if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
+}
+
+std::string peer_address(int fd) {
+  sockaddr_storage peer{};
+  socklen_t length = sizeof peer;
+  char text[INET6_ADDRSTRLEN] = {};
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) != 0) return "unknown";
+  const void* address =
+      peer.ss_family == AF_INET6
+          ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&peer)->sin6_addr)
+          : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&peer)->sin_addr);
+  if (::inet_ntop(peer.ss_family, address, text, sizeof text) == nullptr) return "unknown";
+  return text;
 }
 
 listen_socket::listen_socket(const std::string& address, std::uint16_t port) {

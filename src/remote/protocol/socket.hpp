@@ -23,6 +23,12 @@ class connection_lost : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A receive waited past the socket's deadline (stream_socket::set_deadline).
+class deadline_passed : public connection_lost {
+ public:
+  using connection_lost::connection_lost;
+};
+
 /// One connected TCP socket. Not thread-safe: each user serializes its own calls.
 class stream_socket {
  public:
@@ -53,6 +59,10 @@ class stream_socket {
   /// Receives a whole frame into `payload` (resized).
   frame_header receive_frame(std::vector<std::byte>& payload, std::uint32_t max_payload);
 
+  /// Receives that still wait for bytes at `deadline` throw deadline_passed (a default-made
+  /// time point: no deadline, the default). One deadline covers every receive until changed.
+  void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
+
   /// How long a receive polls before it sleeps (0, the default: it sleeps at once).
   void set_spin(std::chrono::microseconds spin) { spin_ = spin; }
 
@@ -64,6 +74,8 @@ class stream_socket {
  private:
   // Writes every part, however many calls it takes; `given` null: the one span `only`.
   void send_parts(::iovec* given, int count, std::span<const std::byte> only);
+  // Waits until the socket has bytes or the deadline passes (then throws deadline_passed).
+  void wait_before_deadline() const;
 
   static constexpr std::size_t read_ahead_size = 64 * 1024;
   int fd_ = -1;
@@ -71,6 +83,7 @@ class stream_socket {
   std::vector<std::byte> read_ahead_;  // bytes received but not yet asked for
   std::size_t read_begin_ = 0;
   std::size_t read_end_ = 0;
+  std::chrono::steady_clock::time_point deadline_{};
 };
 
 /// Sets TCP_NODELAY and keepalive probes, so that a silent peer is noticed in seconds.
@@ -79,6 +92,9 @@ void tune_socket(int fd);
 /// Makes receives on `fd` fail after `timeout_ms` without data (0: wait forever). Used around
 /// handshakes, so that a port held by something else cannot hang a client.
 void set_receive_timeout(int fd, int timeout_ms);
+
+/// The numeric address of the peer of a connected socket ("192.0.2.7", "::1"), or "unknown".
+std::string peer_address(int fd);
 
 /// A listening socket on address:port (port 0: any free port).
 class listen_socket {

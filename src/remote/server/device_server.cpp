@@ -88,6 +88,11 @@ device_server::state::state(server_options options)
                                 ", which is not a loopback address, needs a token file");
   }
   if (options_.max_clients == 0) throw std::invalid_argument("max clients must be at least 1");
+  if (options_.max_handshakes == 0)
+    throw std::invalid_argument("max handshakes must be at least 1");
+  if (options_.handshake_timeout.count() <= 0) {
+    throw std::invalid_argument("the handshake timeout must be positive");
+  }
   initialize_platforms();
 }
 
@@ -123,6 +128,12 @@ void device_server::state::run() {
           std::string("cannot accept a connection (") + error.what() + "); trying again in " +
               std::to_string(pause.count()) + " ms");
       std::unique_lock lock(mutex_);
+      // Out of descriptors: the connection that has waited longest for its handshake gives
+      // its own up, so that the backlog moves whatever --max-handshakes allows.
+      if (!handshaking_.empty()) {
+        handshaking_.front()->shutdown();
+        handshaking_.pop_front();
+      }
       stopped_.wait_for(lock, pause, [&] { return stopping_.load(); });
       pause = std::min(pause * 2, longest_pause);
       continue;
@@ -133,9 +144,12 @@ void device_server::state::run() {
   }
 }
 
-// A connection accepted: it is served on a thread of its own.
+// A connection accepted: its handshake starts now, on a thread of its own. Connections still in
+// their handshake are capped; the one that has waited longest makes room for the newcomer, so
+// that a flood of silent connections cannot keep a real client out.
 void device_server::state::admit(stream_socket accepted) {
   auto socket = std::make_unique<stream_socket>(std::move(accepted));
+  socket->set_deadline(std::chrono::steady_clock::now() + options_.handshake_timeout);
   std::lock_guard lock(mutex_);
   if (stopping_) return;
   std::erase_if(workers_, [](worker& old) {
@@ -143,14 +157,24 @@ void device_server::state::admit(stream_socket accepted) {
     old.thread.join();
     return true;
   });
+  if (handshaking_.size() >= options_.max_handshakes) {
+    handshaking_.front()->shutdown();  // its thread ends and closes it
+    handshaking_.pop_front();
+    log(handshakes_closed_, log_level::warn,
+        "closed the oldest of " + std::to_string(options_.max_handshakes) +
+            " connections still in their handshake, to make room for a new one "
+            "(--max-handshakes)");
+  }
   stream_socket* raw = socket.get();
   open_sockets_.push_back(raw);
+  handshaking_.push_back(raw);
   try {
     auto done = std::make_shared<std::atomic<bool>>(false);
     workers_.push_back({std::thread([this, done, owned = std::move(socket)] {
                           serve(*owned);
                           std::lock_guard finished(mutex_);
                           std::erase(open_sockets_, owned.get());
+                          std::erase(handshaking_, owned.get());
                           *done = true;
                         }),
                         done});
@@ -158,6 +182,7 @@ void device_server::state::admit(stream_socket accepted) {
     // No thread for it: the connection is closed (with the function that owned it), and the
     // server goes on.
     std::erase(open_sockets_, raw);
+    std::erase(handshaking_, raw);
     log(refusals_, log_level::error,
         std::string("closed a connection that got no thread to serve it: ") + error.what());
   }

@@ -45,13 +45,17 @@ void send_status(stream_socket& socket, opcode op, std::uint32_t sequence, cl_in
 // -- device_server::state: handshakes -----------------------------------------
 
 void device_server::state::serve(stream_socket& socket) {
+  const std::string peer = peer_address(socket.fd());
   try {
     std::vector<std::byte> payload;
-    // Nothing is trusted before the handshake: its frame is small, read whole, and must come
-    // within 10 s, so that idle connections cannot pile up threads.
-    set_receive_timeout(socket.fd(), 10000);
+    // Nothing is trusted before the handshake: its frame is small, read whole, and must be
+    // whole before the deadline admit() set, however slowly its bytes come.
     frame_header header = socket.receive_frame(payload, max_handshake_payload);
-    set_receive_timeout(socket.fd(), 0);
+    socket.set_deadline({});
+    {
+      std::lock_guard lock(mutex_);
+      std::erase(handshaking_, &socket);
+    }
     auto op = static_cast<opcode>(header.opcode);
     reader in(payload);
     if (op != opcode::hello && op != opcode::attach) {
@@ -68,18 +72,22 @@ void device_server::state::serve(stream_socket& socket) {
                       std::to_string(protocol_version));
       throw decode_error("client speaks protocol version " + std::to_string(version));
     }
-    if (!same_token(options_.token, token) && !options_.token.empty()) {
-      send_status(socket, op, header.sequence, CL_INVALID_OPERATION, "wrong token");
-      throw decode_error("wrong token");
-    }
+    check_token(socket, op, header.sequence, token, peer);
     if (op == opcode::hello) {
       in.expect_end();
       open_session(socket, header);
       return;
     }
     join_session(socket, header, in);
+  } catch (const refusal& refused) {
+    log(refused.throttle, log_level::warn,
+        "refused a connection from " + peer + ": " + refused.what());
+  } catch (const deadline_passed&) {
+    log(refusals_, log_level::warn,
+        "closed a connection from " + peer + ": no whole handshake within " +
+            std::to_string(options_.handshake_timeout.count()) + " ms (--handshake-timeout-ms)");
   } catch (const decode_error& error) {
-    log(log_level::warn, std::string("closing a connection: ") + error.what());
+    log(log_level::warn, "closing a connection from " + peer + ": " + error.what());
   } catch (const connection_lost& lost) {
     log(log_level::debug, std::string("connection closed: ") + lost.what());
   } catch (const std::exception& error) {
@@ -89,16 +97,36 @@ void device_server::state::serve(stream_socket& socket) {
   for (auto& [id, entry] : sessions_) std::erase(entry.connections, &socket);
 }
 
+// Refuses a wrong token, and any token from an address slowed down for presenting wrong ones.
+void device_server::state::check_token(stream_socket& socket, opcode op, std::uint32_t sequence,
+                                       const std::string& token, const std::string& peer) {
+  if (options_.token.empty()) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (auto left = token_failures_.refused_for(peer, now); left.count() > 0) {
+    const std::string why =
+        "too many wrong tokens from " + peer + "; refused for another " +
+        std::to_string(std::chrono::ceil<std::chrono::milliseconds>(left).count()) + " ms";
+    send_status(socket, op, sequence, CL_INVALID_OPERATION, why);
+    throw refusal(why, refusals_);
+  }
+  if (!same_token(options_.token, token)) {
+    token_failures_.failed(peer, now);
+    send_status(socket, op, sequence, CL_INVALID_OPERATION, "wrong token");
+    throw refusal("wrong token", refusals_);
+  }
+  token_failures_.succeeded(peer);
+}
+
 // A hello: a new session, whose first connection this one is.
 void device_server::state::open_session(stream_socket& socket, const frame_header& header) {
   std::shared_ptr<session> opened;
   {
     std::lock_guard lock(mutex_);
     if (sessions_.size() >= options_.max_clients) {
-      send_status(socket, opcode::hello, header.sequence, CL_OUT_OF_RESOURCES,
-                  "the server already serves its maximum of " +
-                      std::to_string(options_.max_clients) + " clients");
-      throw decode_error("client refused: server full");
+      const std::string why = "the server already serves its maximum of " +
+                              std::to_string(options_.max_clients) + " clients (--max-clients)";
+      send_status(socket, opcode::hello, header.sequence, CL_OUT_OF_RESOURCES, why);
+      throw refusal(why, refusals_);
     }
     std::random_device random;
     std::array<std::uint64_t, 2> key{};

@@ -6,9 +6,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "remote/protocol/socket.hpp"
 #include "remote/server/log_throttle.hpp"
 #include "remote/server/session.hpp"
+#include "remote/server/token_failures.hpp"
 #include "troupe/remote/device_server.hpp"
 
 namespace troupe::remote::server {
@@ -42,9 +45,16 @@ class device_server::state {
     std::shared_ptr<session> opened;
     std::vector<stream_socket*> connections;
   };
+  // A refused handshake: answered (or not) already, logged by `throttle`.
+  struct refusal : std::runtime_error {
+    refusal(const std::string& why, log_throttle& kind) : std::runtime_error(why), throttle(kind) {}
+    log_throttle& throttle;
+  };
 
   void admit(stream_socket socket);
   void serve(stream_socket& socket);
+  void check_token(stream_socket& socket, opcode op, std::uint32_t sequence,
+                   const std::string& token, const std::string& peer);
   void open_session(stream_socket& socket, const frame_header& header);
   void join_session(stream_socket& socket, const frame_header& header, reader& in);
   void serve_anchor(stream_socket& socket, std::shared_ptr<session> opened);
@@ -58,12 +68,14 @@ class device_server::state {
   listen_socket listener_;
   std::thread acceptor_;
   std::atomic<bool> stopping_{false};
-  mutable log_throttle accept_failures_, refusals_;
+  token_failures token_failures_;
+  mutable log_throttle accept_failures_, handshakes_closed_, refusals_;
   mutable std::mutex mutex_;  // guards everything below
   std::condition_variable stopped_;
   std::map<std::uint64_t, session_entry> sessions_;
   std::uint64_t next_session_ = 1;
   std::vector<stream_socket*> open_sockets_;
+  std::deque<stream_socket*> handshaking_;  // oldest first
   struct worker {
     std::thread thread;
     std::shared_ptr<std::atomic<bool>> done;
