@@ -168,5 +168,93 @@ TEST(remote_front_door, wrong_tokens_from_one_address_slow_that_address_down) {
   }));
 }
 
+TEST(remote_front_door, an_idle_session_is_closed) {
+  server_options options;
+  options.idle_timeout = 1s;
+  auto server = serve(options);
+  auto session = open_session(server->port());
+  raw_connection requests(server->port());
+  auto welcome = attach(requests, session);
+  ASSERT_TRUE(welcome && welcome->status == CL_SUCCESS);
+  EXPECT_TRUE(session.anchor.closed_within(60s)) << "an idle session was not closed";
+  EXPECT_TRUE(requests.closed_within(60s));
+  EXPECT_TRUE(eventually(20s, [&] { return server->session_count() == 0; }));
+}
+
+// The ids of the reply's array field.
+std::vector<std::uint64_t> ids_of(const raw_reply& reply) {
+  auto fields = reply.fields();
+  return fields.get_array<std::uint64_t>();
+}
+
+TEST(remote_front_door, a_session_waiting_for_its_commands_is_not_idle) {
+  server_options options;
+  options.idle_timeout = 1s;
+  auto server = serve(options);
+  auto session = open_session(server->port());
+  raw_connection waiter(server->port()), setter(server->port());
+  ASSERT_EQ(attach(waiter, session)->status, CL_SUCCESS);
+  ASSERT_EQ(attach(setter, session)->status, CL_SUCCESS);
+  // A context and a user event, then a wait for it that lasts longer than the idle timeout.
+  auto platforms = request(waiter, opcode::get_platforms, 1, writer{});
+  ASSERT_EQ(platforms.status, CL_SUCCESS) << platforms.message;
+  ASSERT_FALSE(ids_of(platforms).empty());
+  writer device_query;
+  device_query.put<std::uint64_t>(ids_of(platforms)[0]).put<std::uint64_t>(CL_DEVICE_TYPE_ALL);
+  auto devices = request(waiter, opcode::get_device_ids, 2, device_query);
+  ASSERT_EQ(devices.status, CL_SUCCESS) << devices.message;
+  const std::uint64_t device = ids_of(devices).at(0), context = 1, event = 2;
+  writer make_context;
+  make_context.put<std::uint64_t>(context)
+      .put_bytes(nullptr, 0)
+      .put_array<std::uint64_t>(std::span<const std::uint64_t>(&device, 1));
+  ASSERT_EQ(request(waiter, opcode::create_context, 3, make_context).status, CL_SUCCESS);
+  writer make_event;
+  make_event.put<std::uint64_t>(event).put<std::uint64_t>(context);
+  ASSERT_EQ(request(waiter, opcode::create_user_event, 4, make_event).status, CL_SUCCESS);
+  writer wait;
+  wait.put_array<std::uint64_t>(std::span<const std::uint64_t>(&event, 1));
+  ASSERT_TRUE(waiter.send_frame(opcode::wait_for_events, remote::flag_reply, 5, wait));
+  EXPECT_FALSE(session.anchor.closed_within(3s))
+      << "a session closed as idle while a request of it was still being served";
+  writer complete;
+  complete.put<std::uint64_t>(event).put<std::int32_t>(CL_COMPLETE);
+  ASSERT_EQ(request(setter, opcode::set_user_event_status, 1, complete).status, CL_SUCCESS);
+  auto waited = waiter.receive_reply(60s);
+  ASSERT_TRUE(waited);
+  EXPECT_EQ(waited->status, CL_SUCCESS) << waited->message;
+  // Nothing left in progress: now it is idle.
+  EXPECT_TRUE(session.anchor.closed_within(60s));
+  EXPECT_TRUE(eventually(20s, [&] { return server->object_count() == 0; }));
+}
+
+TEST(remote_front_door, request_connections_per_session_are_capped) {
+  server_options options;
+  options.max_session_connections = 3;
+  auto server = serve(options);
+  auto session = open_session(server->port());
+  std::vector<raw_connection> connections;
+  for (int i = 0; i < 3; ++i) {
+    connections.emplace_back(server->port());
+    auto welcome = attach(connections.back(), session);
+    ASSERT_TRUE(welcome);
+    EXPECT_EQ(welcome->status, CL_SUCCESS) << welcome->message;
+  }
+  raw_connection one_more(server->port());
+  auto refusal = attach(one_more, session);
+  ASSERT_TRUE(refusal) << "the fourth connection was closed without an answer";
+  EXPECT_EQ(refusal->status, CL_OUT_OF_RESOURCES);
+  EXPECT_NE(refusal->message.find("maximum of 3 request connections"), std::string::npos)
+      << refusal->message;
+  EXPECT_TRUE(one_more.closed_within(20s));
+  // A connection that goes makes room for another.
+  connections.pop_back();
+  EXPECT_TRUE(eventually(20s, [&] {
+    raw_connection again(server->port());
+    auto welcome = attach(again, session);
+    return welcome && welcome->status == CL_SUCCESS;
+  }));
+}
+
 }  // namespace
 }  // namespace troupe::remote_test

@@ -74,6 +74,17 @@ int main(int argc, char** argv) {
                  "milliseconds a connection has for its whole handshake")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  unsigned idle_s = static_cast<unsigned>(options.idle_timeout.count() / 1000);
+  app.add_option("--idle-timeout-s", idle_s,
+                 "seconds a session may do nothing (no frame, nothing in progress) before it is "
+                 "closed")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-session-connections", options.max_session_connections,
+                 "request connections one session may have open at once (a client opens one "
+                 "per thread)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--spin-us", options.spin_us,
                  "microseconds a connection polls for its next request before it sleeps "
                  "(0: sleep at once; saves a core per busy client, costs latency)")
@@ -86,6 +97,7 @@ int main(int argc, char** argv) {
   try {
     options.level = server::parse_log_level(level);
     options.handshake_timeout = std::chrono::milliseconds(handshake_ms);
+    options.idle_timeout = std::chrono::seconds(idle_s);
     if (!token_file.empty()) options.token = read_token(token_file);
     raise_open_file_limit(options.level);
     // Signals are taken by one thread with sigwait, so that stopping is not done in a handler.

@@ -88,10 +88,11 @@ device_server::state::state(server_options options)
                                 ", which is not a loopback address, needs a token file");
   }
   if (options_.max_clients == 0) throw std::invalid_argument("max clients must be at least 1");
-  if (options_.max_handshakes == 0)
-    throw std::invalid_argument("max handshakes must be at least 1");
-  if (options_.handshake_timeout.count() <= 0) {
-    throw std::invalid_argument("the handshake timeout must be positive");
+  if (options_.max_handshakes == 0 || options_.max_session_connections == 0) {
+    throw std::invalid_argument("max handshakes and max session connections must be at least 1");
+  }
+  if (options_.handshake_timeout.count() <= 0 || options_.idle_timeout.count() <= 0) {
+    throw std::invalid_argument("the handshake and idle timeouts must be positive");
   }
   initialize_platforms();
 }
@@ -99,6 +100,7 @@ device_server::state::state(server_options options)
 device_server::state::~state() {
   stop();
   if (acceptor_.joinable()) acceptor_.join();
+  if (watchdog_.joinable()) watchdog_.join();
   std::vector<worker> workers;
   {
     std::lock_guard lock(mutex_);
@@ -108,10 +110,12 @@ device_server::state::~state() {
 }
 
 void device_server::state::start() {
+  watchdog_ = std::thread([this] { watch(); });
   acceptor_ = std::thread([this] { run(); });
 }
 
 void device_server::state::run() {
+  if (!watchdog_.joinable()) watchdog_ = std::thread([this] { watch(); });
   log(log_level::info, "serving on " + options_.address + ":" + std::to_string(port()));
   // After a failed accept (out of descriptors, of memory) the connection waits in the backlog:
   // pause, longer each time up to a second, and try again. Never give up: that would end the
@@ -194,6 +198,38 @@ void device_server::state::stop() {
   std::lock_guard lock(mutex_);
   for (auto* socket : open_sockets_) socket->shutdown();
   stopped_.notify_all();
+}
+
+// Closes sessions idle for options_.idle_timeout: no frame on any of their connections, no
+// request being served, no reply waiting for its command.
+void device_server::state::watch() {
+  const auto tick = std::clamp<std::chrono::milliseconds>(
+      options_.idle_timeout / 8, std::chrono::milliseconds(10), std::chrono::milliseconds(1000));
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    stopped_.wait_for(lock, tick, [&] { return stopping_.load(); });
+    const auto now = std::chrono::steady_clock::now();
+    for (auto& [id, entry] : sessions_) {
+      std::uint64_t frames = entry.connections.size();
+      bool busy = false;
+      for (auto& connection : entry.connections) {
+        const auto done = connection.done->frames.load(std::memory_order_relaxed);
+        frames += done;
+        busy |= done % 2 == 1 ||
+                (connection.done->replies != nullptr && connection.done->replies->pending());
+      }
+      if (busy || frames != entry.seen) {
+        entry.seen = frames;
+        entry.active_at = now;
+      } else if (now - entry.active_at >= options_.idle_timeout && !entry.closing) {
+        entry.closing = true;
+        log(log_level::info, "session " + std::to_string(id) + " idle for " +
+                                 std::to_string(options_.idle_timeout.count()) +
+                                 " ms; closing it (--idle-timeout-s)");
+        entry.anchor->shutdown();  // its thread closes the session
+      }
+    }
+  }
 }
 
 std::size_t device_server::state::session_count() const {

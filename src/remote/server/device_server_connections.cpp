@@ -93,8 +93,6 @@ void device_server::state::serve(stream_socket& socket) {
   } catch (const std::exception& error) {
     log(log_level::error, std::string("closing a connection after: ") + error.what());
   }
-  std::lock_guard lock(mutex_);
-  for (auto& [id, entry] : sessions_) std::erase(entry.connections, &socket);
 }
 
 // Refuses a wrong token, and any token from an address slowed down for presenting wrong ones.
@@ -132,7 +130,7 @@ void device_server::state::open_session(stream_socket& socket, const frame_heade
     std::array<std::uint64_t, 2> key{};
     for (auto& word : key) word = (std::uint64_t{random()} << 32) ^ random();
     opened = std::make_shared<session>(next_session_++, key, &socket);
-    sessions_[opened->id()] = {opened, {}};
+    sessions_[opened->id()] = {opened, &socket, {}};
   }
   serve_anchor(socket, opened);
 }
@@ -143,20 +141,45 @@ void device_server::state::join_session(stream_socket& socket, const frame_heade
   auto session_id = in.get<std::uint64_t>();
   std::array<std::uint64_t, 2> key{in.get<std::uint64_t>(), in.get<std::uint64_t>()};
   in.expect_end();
+  activity done;
   std::shared_ptr<session> joined;
+  bool full = false;
   {
     std::lock_guard lock(mutex_);
     auto found = sessions_.find(session_id);
     if (found != sessions_.end() && found->second.opened->key() == key) {
-      joined = found->second.opened;
-      found->second.connections.push_back(&socket);
+      full = found->second.connections.size() >= options_.max_session_connections;
+      if (!full) {
+        joined = found->second.opened;
+        found->second.connections.push_back({&socket, &done});
+      }
     }
+  }
+  if (full) {
+    const std::string why = "session " + std::to_string(session_id) +
+                            " already has its maximum of " +
+                            std::to_string(options_.max_session_connections) +
+                            " request connections (--max-session-connections)";
+    send_status(socket, opcode::attach, header.sequence, CL_OUT_OF_RESOURCES, why);
+    throw refusal(why, refusals_);
   }
   if (!joined) {
     send_status(socket, opcode::attach, header.sequence, CL_INVALID_OPERATION,
                 "no open session " + std::to_string(session_id) + " with that key");
     throw decode_error("attach to an unknown session");
   }
+  // Off the session's list when this ends, before `done` goes.
+  struct leaving {
+    state& server;
+    stream_socket* gone;
+    ~leaving() {
+      std::lock_guard lock(server.mutex_);
+      for (auto& [id, entry] : server.sessions_) {
+        std::erase_if(entry.connections,
+                      [&](const request_connection& link) { return link.socket == gone; });
+      }
+    }
+  } leave{*this, &socket};
   std::uint32_t index = joined->add_connection();
   writer welcome;
   welcome.put<std::int32_t>(CL_SUCCESS).put<std::int32_t>(CL_SUCCESS).put_string("");
@@ -166,7 +189,7 @@ void device_server::state::join_session(stream_socket& socket, const frame_heade
     socket.send_frame(static_cast<opcode>(static_cast<std::uint16_t>(opcode::attach) |
                                           static_cast<std::uint16_t>(opcode::reply)),
                       0, header.sequence, welcome);
-    serve_requests(socket, joined, index);
+    serve_requests(socket, joined, index, done);
   } catch (...) {
     joined->remove_connection(index);
     throw;
@@ -205,7 +228,7 @@ void device_server::state::close_session(std::uint64_t id) {
     auto found = sessions_.find(id);
     if (found == sessions_.end()) return;
     closing = found->second.opened;
-    for (auto* connection : found->second.connections) connection->shutdown();
+    for (auto& connection : found->second.connections) connection.socket->shutdown();
     sessions_.erase(found);
   }
   closing->close_fences();
@@ -218,14 +241,35 @@ void device_server::state::close_session(std::uint64_t id) {
 // -- device_server::state: requests -------------------------------------------
 
 void device_server::state::serve_requests(stream_socket& socket, std::shared_ptr<session> joined,
-                                          std::uint32_t index) {
+                                          std::uint32_t index, activity& done) {
   socket.set_spin(std::chrono::microseconds(options_.spin_us));
   std::vector<std::byte> payload;
   cl_int deferred = CL_SUCCESS;
   std::mutex send_mutex;  // this thread's replies and those sent on completion
   completion_replies later(socket, send_mutex, *joined);
+  // The watchdog asks `later` whether replies wait, until it goes.
+  struct watched {
+    state& server;
+    activity& seen;
+    watched(state& owner, activity& connection, completion_replies& replies)
+        : server(owner), seen(connection) {
+      std::lock_guard lock(server.mutex_);
+      seen.replies = &replies;
+    }
+    ~watched() {
+      std::lock_guard lock(server.mutex_);
+      seen.replies = nullptr;
+    }
+  } watching{*this, done, later};
+  // Frames started and finished, for the watchdog: odd while one is served.
+  struct serving {
+    activity& counted;
+    explicit serving(activity& connection) : counted(connection) { counted.step(); }
+    ~serving() { counted.step(); }
+  };
   while (true) {
     frame_header header = socket.receive_frame(payload, max_frame_payload);
+    serving in_progress(done);
     auto op = static_cast<opcode>(header.opcode);
     const bool wants_reply = (header.flags & flag_reply) != 0;
     call c{*joined,

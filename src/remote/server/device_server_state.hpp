@@ -1,5 +1,5 @@
 // The server behind device_server's interface (include/troupe/remote/device_server.hpp): one
-// thread accepts, one serves each connection.
+// thread accepts, one watches for idle sessions, one serves each connection.
 #pragma once
 
 #include <atomic>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "remote/protocol/socket.hpp"
+#include "remote/server/completion_replies.hpp"
 #include "remote/server/log_throttle.hpp"
 #include "remote/server/session.hpp"
 #include "remote/server/token_failures.hpp"
@@ -34,6 +35,7 @@ class device_server::state {
   void start();
   void run();
   void stop();
+  void watch();
 
   [[nodiscard]] std::uint16_t port() const { return listener_.port(); }
   [[nodiscard]] std::size_t session_count() const;
@@ -41,9 +43,26 @@ class device_server::state {
   [[nodiscard]] std::size_t connection_count() const;
 
  private:
+  // What a request connection has done, for telling idle sessions apart: frames started and
+  // finished (odd while one is served), written by the connection's thread only.
+  struct activity {
+    std::atomic<std::uint64_t> frames{0};
+    completion_replies* replies = nullptr;  // guarded by mutex_
+    void step() {
+      frames.store(frames.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
+  };
+  struct request_connection {
+    stream_socket* socket;
+    activity* done;
+  };
   struct session_entry {
     std::shared_ptr<session> opened;
-    std::vector<stream_socket*> connections;
+    stream_socket* anchor;
+    std::vector<request_connection> connections;
+    std::uint64_t seen = 0;  // the watchdog's last sum of frames
+    std::chrono::steady_clock::time_point active_at = std::chrono::steady_clock::now();
+    bool closing = false;
   };
   // A refused handshake: answered (or not) already, logged by `throttle`.
   struct refusal : std::runtime_error {
@@ -58,7 +77,8 @@ class device_server::state {
   void open_session(stream_socket& socket, const frame_header& header);
   void join_session(stream_socket& socket, const frame_header& header, reader& in);
   void serve_anchor(stream_socket& socket, std::shared_ptr<session> opened);
-  void serve_requests(stream_socket& socket, std::shared_ptr<session> joined, std::uint32_t index);
+  void serve_requests(stream_socket& socket, std::shared_ptr<session> joined, std::uint32_t index,
+                      activity& done);
   void close_session(std::uint64_t id);
   void log(log_level level, const std::string& message) const;
   // Logs through `throttle`: one line a second at most, saying how many were held back.
@@ -67,6 +87,7 @@ class device_server::state {
   server_options options_;
   listen_socket listener_;
   std::thread acceptor_;
+  std::thread watchdog_;
   std::atomic<bool> stopping_{false};
   token_failures token_failures_;
   mutable log_throttle accept_failures_, handshakes_closed_, refusals_;
