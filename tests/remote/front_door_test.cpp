@@ -256,5 +256,40 @@ TEST(remote_front_door, request_connections_per_session_are_capped) {
   }));
 }
 
+TEST(remote_front_door, memory_follows_the_bytes_that_arrived) {
+  if (sanitized) GTEST_SKIP() << "a sanitizer's shadow of the bytes is resident memory too";
+  auto server = serve();
+  auto session = open_session(server->port());
+  constexpr int stalled = 8;
+  constexpr std::uint32_t announced = 64u << 20, brought = 1u << 20;
+  const auto before = resident_bytes();
+  std::vector<raw_connection> connections;
+  for (int i = 0; i < stalled; ++i) {
+    connections.emplace_back(server->port());
+    ASSERT_EQ(attach(connections.back(), session)->status, CL_SUCCESS);
+    // A write that announces 64 MiB and brings 1 MiB of it.
+    remote::frame_header header{announced, static_cast<std::uint16_t>(opcode::write_buffer), 0, 1,
+                                0};
+    std::vector<std::byte> bytes(sizeof header + brought);
+    std::memcpy(bytes.data(), &header, sizeof header);
+    ASSERT_TRUE(connections.back().send(bytes));
+  }
+  // Once the server has read every byte sent (none left in its sockets)...
+  const auto server_port = server->port();
+  ASSERT_TRUE(eventually(60s, [&] {
+    for (auto& connection : connections) {
+      if (unread_on_server(server_port, connection.local_port()).value_or(1) != 0) return false;
+    }
+    return true;
+  }));
+  // ...its memory has grown by what arrived, not by what was announced.
+  const auto grown = resident_bytes() - std::min(before, resident_bytes());
+  const std::uint64_t arrived = std::uint64_t{stalled} * brought;
+  EXPECT_LT(grown, 2 * arrived + (32u << 20))
+      << "the server's memory grew by " << (grown >> 20) << " MiB for " << (arrived >> 20)
+      << " MiB that arrived (" << stalled << " frames announcing " << (announced >> 20)
+      << " MiB each)";
+}
+
 }  // namespace
 }  // namespace troupe::remote_test

@@ -252,8 +252,29 @@ void stream_socket::wait_before_deadline() const {
 frame_header stream_socket::receive_frame(std::vector<std::byte>& payload,
                                           std::uint32_t max_payload) {
   frame_header header = receive_header(max_payload);
-  payload.resize(header.payload_size);
-  receive_exact(payload.data(), payload.size());
+  const std::size_t size = header.payload_size;
+  if (size <= receive_step) {
+    payload.resize(size);
+    receive_exact(payload.data(), size);
+    return header;
+  }
+  // A large payload: address space for all of it (untouched pages cost no memory, and one
+  // allocation keeps the bytes in place, uncopied), memory for what has arrived only. A
+  // header alone, from a client that sends nothing more, commits no more than one step.
+  if (payload.capacity() < size) {
+    payload.clear();
+    payload.reserve(size);
+  }
+  // Bytes the buffer holds already are memory it has: they are filled at once.
+  std::size_t at = std::min(payload.size(), size);
+  payload.resize(at);
+  receive_exact(payload.data(), at);
+  while (at < size) {
+    const std::size_t step = std::min(receive_step, size - at);
+    payload.resize(at + step);
+    receive_exact(payload.data() + at, step);
+    at += step;
+  }
   return header;
 }
 

@@ -56,7 +56,8 @@ class stream_socket {
   frame_header receive_header(std::uint32_t max_payload);
   /// Receives exactly `size` bytes.
   void receive_exact(void* data, std::size_t size);
-  /// Receives a whole frame into `payload` (resized).
+  /// Receives a whole frame into `payload` (resized). A large payload's memory is filled as its
+  /// bytes arrive, `receive_step` at a time: a header alone commits none of what it announces.
   frame_header receive_frame(std::vector<std::byte>& payload, std::uint32_t max_payload);
 
   /// Receives that still wait for bytes at `deadline` throw deadline_passed (a default-made
@@ -78,6 +79,8 @@ class stream_socket {
   void wait_before_deadline() const;
 
   static constexpr std::size_t read_ahead_size = 64 * 1024;
+  /// Payloads over this are received this many bytes at a time (receive_frame).
+  static constexpr std::size_t receive_step = 1 << 20;
   int fd_ = -1;
   std::chrono::microseconds spin_{0};
   std::vector<std::byte> read_ahead_;  // bytes received but not yet asked for
