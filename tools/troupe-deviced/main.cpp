@@ -1,8 +1,12 @@
 // troupe-deviced: serves this host's OpenCL devices to troupe's ICD driver on other hosts.
+#include <sys/resource.h>
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <thread>
@@ -20,6 +24,23 @@ std::string read_token(const std::string& path) {
   if (token.empty())
     throw std::runtime_error("the token file " + path + " has an empty first line");
   return token;
+}
+
+// Each connection costs a file descriptor; the soft limit (often 1024) would let a few
+// thousand silent connections use them all. Raised to the hard limit, which only root raises.
+void raise_open_file_limit(troupe::remote::server::log_level level) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == limit.rlim_max) return;
+  const auto before = limit.rlim_cur;
+  limit.rlim_cur = limit.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    std::fprintf(stderr, "troupe-deviced: warn: cannot raise the open file limit from %llu: %s\n",
+                 static_cast<unsigned long long>(before), std::strerror(errno));
+  } else if (level >= troupe::remote::server::log_level::info) {
+    std::fprintf(stderr, "troupe-deviced: info: open file limit raised from %llu to %llu\n",
+                 static_cast<unsigned long long>(before),
+                 static_cast<unsigned long long>(limit.rlim_cur));
+  }
 }
 
 }  // namespace
@@ -43,6 +64,27 @@ int main(int argc, char** argv) {
   app.add_option("--max-clients", options.max_clients, "sessions served at once")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  unsigned handshake_ms = static_cast<unsigned>(options.handshake_timeout.count());
+  app.add_option("--max-handshakes", options.max_handshakes,
+                 "connections still in their handshake, at most; the next one closes the "
+                 "oldest")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--handshake-timeout-ms", handshake_ms,
+                 "milliseconds a connection has for its whole handshake")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  unsigned idle_s = static_cast<unsigned>(options.idle_timeout.count() / 1000);
+  app.add_option("--idle-timeout-s", idle_s,
+                 "seconds a session may do nothing (no frame, nothing in progress) before it is "
+                 "closed")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-session-connections", options.max_session_connections,
+                 "request connections one session may have open at once (a client opens one "
+                 "per thread)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--spin-us", options.spin_us,
                  "microseconds a connection polls for its next request before it sleeps "
                  "(0: sleep at once; saves a core per busy client, costs latency)")
@@ -54,7 +96,10 @@ int main(int argc, char** argv) {
 
   try {
     options.level = server::parse_log_level(level);
+    options.handshake_timeout = std::chrono::milliseconds(handshake_ms);
+    options.idle_timeout = std::chrono::seconds(idle_s);
     if (!token_file.empty()) options.token = read_token(token_file);
+    raise_open_file_limit(options.level);
     // Signals are taken by one thread with sigwait, so that stopping is not done in a handler.
     sigset_t signals;
     sigemptyset(&signals);

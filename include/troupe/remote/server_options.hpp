@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -29,6 +30,16 @@ struct server_options {
   std::string token;
   /// Sessions served at once.
   unsigned max_clients = 64;
+  /// Connections that have not finished their handshake, at most; one more closes the one
+  /// that has waited longest (a real client's handshake takes one round trip).
+  unsigned max_handshakes = 64;
+  /// How long a connection may take for its whole handshake, from its accept.
+  std::chrono::milliseconds handshake_timeout{10'000};
+  /// How long a session may do nothing (no frame, no request or reply in progress) before it
+  /// is closed.
+  std::chrono::milliseconds idle_timeout{3'600'000};
+  /// Request connections (attach) one session may have open at once.
+  unsigned max_session_connections = 256;
   /// How long a connection's thread polls for the next frame before it sleeps: a client's
   /// commands often follow each other within microseconds, and waking costs tens of them.
   unsigned spin_us = 100;

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <system_error>
 #include <utility>
 
 namespace troupe::remote {
@@ -32,13 +33,15 @@ stream_socket::stream_socket(stream_socket&& other) noexcept
       spin_(other.spin_),
       read_ahead_(std::move(other.read_ahead_)),
       read_begin_(std::exchange(other.read_begin_, 0)),
-      read_end_(std::exchange(other.read_end_, 0)) {}
+      read_end_(std::exchange(other.read_end_, 0)),
+      deadline_(other.deadline_) {}
 stream_socket& stream_socket::operator=(stream_socket&& other) noexcept {
   if (this != &other) {
     spin_ = other.spin_;
     read_ahead_ = std::move(other.read_ahead_);
     read_begin_ = std::exchange(other.read_begin_, 0);
     read_end_ = std::exchange(other.read_end_, 0);
+    deadline_ = other.deadline_;
     if (fd_ >= 0) ::close(fd_);
     fd_ = std::exchange(other.fd_, -1);
   }
@@ -194,6 +197,7 @@ void stream_socket::receive_exact(void* data, std::size_t size) {
     // receive, not two per frame; bulk bytes go straight to their destination.
     const bool ahead = size < read_ahead_size;
     if (ahead && read_ahead_.empty()) read_ahead_.resize(read_ahead_size);
+    if (!spinning && deadline_ != std::chrono::steady_clock::time_point{}) wait_before_deadline();
     ssize_t got =
         ahead ? ::recv(fd_, read_ahead_.data(), read_ahead_.size(), spinning ? MSG_DONTWAIT : 0)
               : ::recv(fd_, out, size, spinning ? MSG_DONTWAIT : 0);
@@ -233,11 +237,44 @@ frame_header stream_socket::receive_header(std::uint32_t max_payload) {
   return header;
 }
 
+void stream_socket::wait_before_deadline() const {
+  while (true) {
+    auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
+    if (left.count() <= 0) throw deadline_passed("the deadline passed before the bytes came");
+    pollfd waiting{fd_, POLLIN, 0};
+    int ready = ::poll(&waiting, 1, static_cast<int>(std::min<long long>(left.count(), 60000)));
+    if (ready > 0) return;  // bytes, an end or an error: recv tells which
+    if (ready < 0 && errno != EINTR) throw connection_lost(system_error("poll"));
+  }
+}
+
 frame_header stream_socket::receive_frame(std::vector<std::byte>& payload,
                                           std::uint32_t max_payload) {
   frame_header header = receive_header(max_payload);
-  payload.resize(header.payload_size);
-  receive_exact(payload.data(), payload.size());
+  const std::size_t size = header.payload_size;
+  if (size <= receive_step) {
+    payload.resize(size);
+    receive_exact(payload.data(), size);
+    return header;
+  }
+  // A large payload: address space for all of it (untouched pages cost no memory, and one
+  // allocation keeps the bytes in place, uncopied), memory for what has arrived only. A
+  // header alone, from a client that sends nothing more, commits no more than one step.
+  if (payload.capacity() < size) {
+    payload.clear();
+    payload.reserve(size);
+  }
+  // Bytes the buffer holds already are memory it has: they are filled at once.
+  std::size_t at = std::min(payload.size(), size);
+  payload.resize(at);
+  receive_exact(payload.data(), at);
+  while (at < size) {
+    const std::size_t step = std::min(receive_step, size - at);
+    payload.resize(at + step);
+    receive_exact(payload.data() + at, step);
+    at += step;
+  }
   return header;
 }
 
@@ -253,6 +290,19 @@ bool stream_socket::wait_readable(std::chrono::milliseconds timeout) {
 
 void stream_socket::shutdown() noexcept {
   if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
+}
+
+std::string peer_address(int fd) {
+  sockaddr_storage peer{};
+  socklen_t length = sizeof peer;
+  char text[INET6_ADDRSTRLEN] = {};
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) != 0) return "unknown";
+  const void* address =
+      peer.ss_family == AF_INET6
+          ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&peer)->sin6_addr)
+          : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&peer)->sin_addr);
+  if (::inet_ntop(peer.ss_family, address, text, sizeof text) == nullptr) return "unknown";
+  return text;
 }
 
 listen_socket::listen_socket(const std::string& address, std::uint16_t port) {
@@ -302,8 +352,26 @@ stream_socket listen_socket::accept() {
       tune_socket(fd);
       return stream_socket(fd);
     }
-    if (errno == EINTR || errno == ECONNABORTED) continue;
-    return stream_socket();
+    const int error = errno;
+    if (fd_ < 0) return stream_socket();  // closed (EBADF, EINVAL after the shutdown)
+    switch (error) {
+      // This connection only: Linux hands its pending network errors to accept (accept(2)).
+      case EINTR:
+      case ECONNABORTED:
+      case EPROTO:
+      case EPERM:
+      case ENETDOWN:
+      case ENETUNREACH:
+      case ENOPROTOOPT:
+      case EHOSTDOWN:
+      case EHOSTUNREACH:
+      case ENONET:
+      case EOPNOTSUPP:
+      case ETIMEDOUT:
+        continue;
+      default:  // EMFILE, ENFILE, ENOBUFS, ENOMEM...: the system's, until something is freed
+        throw std::system_error(error, std::generic_category(), "accept");
+    }
   }
 }
 

@@ -23,6 +23,12 @@ class connection_lost : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A receive waited past the socket's deadline (stream_socket::set_deadline).
+class deadline_passed : public connection_lost {
+ public:
+  using connection_lost::connection_lost;
+};
+
 /// One connected TCP socket. Not thread-safe: each user serializes its own calls.
 class stream_socket {
  public:
@@ -50,8 +56,13 @@ class stream_socket {
   frame_header receive_header(std::uint32_t max_payload);
   /// Receives exactly `size` bytes.
   void receive_exact(void* data, std::size_t size);
-  /// Receives a whole frame into `payload` (resized).
+  /// Receives a whole frame into `payload` (resized). A large payload's memory is filled as its
+  /// bytes arrive, `receive_step` at a time: a header alone commits none of what it announces.
   frame_header receive_frame(std::vector<std::byte>& payload, std::uint32_t max_payload);
+
+  /// Receives that still wait for bytes at `deadline` throw deadline_passed (a default-made
+  /// time point: no deadline, the default). One deadline covers every receive until changed.
+  void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
 
   /// How long a receive polls before it sleeps (0, the default: it sleeps at once).
   void set_spin(std::chrono::microseconds spin) { spin_ = spin; }
@@ -68,13 +79,18 @@ class stream_socket {
  private:
   // Writes every part, however many calls it takes; `given` null: the one span `only`.
   void send_parts(::iovec* given, int count, std::span<const std::byte> only);
+  // Waits until the socket has bytes or the deadline passes (then throws deadline_passed).
+  void wait_before_deadline() const;
 
   static constexpr std::size_t read_ahead_size = 64 * 1024;
+  /// Payloads over this are received this many bytes at a time (receive_frame).
+  static constexpr std::size_t receive_step = 1 << 20;
   int fd_ = -1;
   std::chrono::microseconds spin_{0};
   std::vector<std::byte> read_ahead_;  // bytes received but not yet asked for
   std::size_t read_begin_ = 0;
   std::size_t read_end_ = 0;
+  std::chrono::steady_clock::time_point deadline_{};
 };
 
 /// Sets TCP_NODELAY and keepalive probes, so that a silent peer is noticed in seconds.
@@ -84,6 +100,9 @@ void tune_socket(int fd);
 /// handshakes, so that a port held by something else cannot hang a client.
 void set_receive_timeout(int fd, int timeout_ms);
 
+/// The numeric address of the peer of a connected socket ("192.0.2.7", "::1"), or "unknown".
+std::string peer_address(int fd);
+
 /// A listening socket on address:port (port 0: any free port).
 class listen_socket {
  public:
@@ -92,7 +111,10 @@ class listen_socket {
   listen_socket& operator=(const listen_socket&) = delete;
   ~listen_socket();
 
-  /// Waits for the next connection; returns an invalid socket once close() was called.
+  /// Waits for the next connection; returns an invalid socket once close() was called. Throws
+  /// std::system_error when the system cannot take one now (out of file descriptors or
+  /// memory): the connection waits in the backlog, and the caller decides when to try again.
+  /// Errors of a single connection (it was aborted, its network is down) are skipped.
   stream_socket accept();
   void close() noexcept;
   [[nodiscard]] std::uint16_t port() const { return port_; }

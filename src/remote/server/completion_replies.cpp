@@ -99,6 +99,11 @@ void completion_replies::wake() {
   changed_.notify_all();
 }
 
+bool completion_replies::pending() {
+  std::lock_guard lock(mutex_);
+  return !waiting_.empty();
+}
+
 void completion_replies::run() {
   std::unique_lock lock(mutex_);
   while (true) {

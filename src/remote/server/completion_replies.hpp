@@ -36,6 +36,8 @@ class completion_replies {
 
   /// Called back by OpenCL (through a token: see the .cpp): some event completed.
   void wake();
+  /// Whether a reply still waits for its command (its session is not idle meanwhile).
+  [[nodiscard]] bool pending();
 
  private:
   struct waiting {

@@ -1,88 +1,25 @@
 #include "troupe/remote/device_server.hpp"
 
 #include <CL/cl_ext.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
-#include <map>
+#include <memory>
 #include <mutex>
-#include <random>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 #include "remote/protocol/serving_process.hpp"
-#include "remote/protocol/socket.hpp"
-#include "remote/server/call.hpp"
-#include "remote/server/completion_replies.hpp"
-#include "remote/server/handlers.hpp"
-#include "remote/server/session.hpp"
+#include "remote/server/device_server_state.hpp"
 
 namespace troupe::remote::server {
 
-// The server behind device_server's interface: one thread accepts, one serves each connection.
-class device_server::state {
- public:
-  explicit state(server_options options);
-  state(const state&) = delete;
-  state& operator=(const state&) = delete;
-  ~state();
-
-  void start();
-  void run();
-  void stop();
-
-  [[nodiscard]] std::uint16_t port() const { return listener_.port(); }
-  [[nodiscard]] std::size_t session_count() const;
-  [[nodiscard]] std::size_t object_count() const;
-  [[nodiscard]] std::size_t connection_count() const;
-
- private:
-  struct session_entry {
-    std::shared_ptr<session> opened;
-    std::vector<stream_socket*> connections;
-  };
-
-  void serve(stream_socket socket);
-  void open_session(stream_socket& socket, const frame_header& header);
-  void join_session(stream_socket& socket, const frame_header& header, reader& in);
-  void serve_anchor(stream_socket& socket, std::shared_ptr<session> opened);
-  void serve_requests(stream_socket& socket, std::shared_ptr<session> joined, std::uint32_t index);
-  void close_session(std::uint64_t id);
-  void log(log_level level, const std::string& message) const;
-
-  server_options options_;
-  listen_socket listener_;
-  std::thread acceptor_;
-  std::atomic<bool> stopping_{false};
-  mutable std::mutex mutex_;  // guards everything below
-  std::map<std::uint64_t, session_entry> sessions_;
-  std::uint64_t next_session_ = 1;
-  std::vector<stream_socket*> open_sockets_;
-  struct worker {
-    std::thread thread;
-    std::shared_ptr<std::atomic<bool>> done;
-  };
-  std::vector<worker> workers_;  // finished ones are joined at the next accept
-};
-
 namespace {
-
-// Compares in time independent of where the strings differ.
-bool same_token(const std::string& expected, const std::string& given) {
-  unsigned char difference = expected.size() == given.size() ? 0 : 1;
-  for (std::size_t i = 0; i < given.size(); ++i) {
-    difference |= static_cast<unsigned char>(
-        given[i] ^ expected[i % std::max<std::size_t>(expected.size(), 1)]);
-  }
-  return difference == 0;
-}
 
 // PoCL 3.1 sets up its devices at the first clGetDeviceIDs, and other threads calling in
 // meanwhile see no device (CL_DEVICE_NOT_FOUND) or devices without sizes (every buffer refused
@@ -107,15 +44,6 @@ void initialize_platforms() {
       clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &devices);
     }
   });
-}
-
-void send_status(stream_socket& socket, opcode op, std::uint32_t sequence, cl_int status,
-                 const std::string& message) {
-  writer reply;
-  reply.put<std::int32_t>(status).put<std::int32_t>(CL_SUCCESS).put_string(message);
-  socket.send_frame(static_cast<opcode>(static_cast<std::uint16_t>(op) |
-                                        static_cast<std::uint16_t>(opcode::reply)),
-                    0, sequence, reply);
 }
 
 }  // namespace
@@ -164,12 +92,19 @@ device_server::state::state(server_options options)
                                 ", which is not a loopback address, needs a token file");
   }
   if (options_.max_clients == 0) throw std::invalid_argument("max clients must be at least 1");
+  if (options_.max_handshakes == 0 || options_.max_session_connections == 0) {
+    throw std::invalid_argument("max handshakes and max session connections must be at least 1");
+  }
+  if (options_.handshake_timeout.count() <= 0 || options_.idle_timeout.count() <= 0) {
+    throw std::invalid_argument("the handshake and idle timeouts must be positive");
+  }
   initialize_platforms();
 }
 
 device_server::state::~state() {
   stop();
   if (acceptor_.joinable()) acceptor_.join();
+  if (watchdog_.joinable()) watchdog_.join();
   std::vector<worker> workers;
   {
     std::lock_guard lock(mutex_);
@@ -179,27 +114,85 @@ device_server::state::~state() {
 }
 
 void device_server::state::start() {
+  watchdog_ = std::thread([this] { watch(); });
   acceptor_ = std::thread([this] { run(); });
 }
 
 void device_server::state::run() {
+  if (!watchdog_.joinable()) watchdog_ = std::thread([this] { watch(); });
   log(log_level::info, "serving on " + options_.address + ":" + std::to_string(port()));
+  // After a failed accept (out of descriptors, of memory) the connection waits in the backlog:
+  // pause, longer each time up to a second, and try again. Never give up: that would end the
+  // daemon, and give whoever exhausted its descriptors what they wanted.
+  constexpr auto first_pause = std::chrono::milliseconds(1);
+  constexpr auto longest_pause = std::chrono::milliseconds(1000);
+  std::chrono::milliseconds pause = first_pause;
   while (!stopping_) {
-    stream_socket socket = listener_.accept();
+    stream_socket socket;
+    try {
+      socket = listener_.accept();
+    } catch (const std::system_error& error) {
+      log(accept_failures_, log_level::warn,
+          std::string("cannot accept a connection (") + error.what() + "); trying again in " +
+              std::to_string(pause.count()) + " ms");
+      std::unique_lock lock(mutex_);
+      // Out of descriptors: the connection that has waited longest for its handshake gives
+      // its own up, so that the backlog moves whatever --max-handshakes allows.
+      if (!handshaking_.empty()) {
+        handshaking_.front()->shutdown();
+        handshaking_.pop_front();
+      }
+      stopped_.wait_for(lock, pause, [&] { return stopping_.load(); });
+      pause = std::min(pause * 2, longest_pause);
+      continue;
+    }
     if (!socket.valid()) break;
-    std::lock_guard lock(mutex_);
-    if (stopping_) break;
-    std::erase_if(workers_, [](worker& old) {
-      if (!*old.done) return false;
-      old.thread.join();
-      return true;
-    });
+    pause = first_pause;
+    admit(std::move(socket));
+  }
+}
+
+// A connection accepted: its handshake starts now, on a thread of its own. Connections still in
+// their handshake are capped; the one that has waited longest makes room for the newcomer, so
+// that a flood of silent connections cannot keep a real client out.
+void device_server::state::admit(stream_socket accepted) {
+  auto socket = std::make_unique<stream_socket>(std::move(accepted));
+  socket->set_deadline(std::chrono::steady_clock::now() + options_.handshake_timeout);
+  std::lock_guard lock(mutex_);
+  if (stopping_) return;
+  std::erase_if(workers_, [](worker& old) {
+    if (!*old.done) return false;
+    old.thread.join();
+    return true;
+  });
+  if (handshaking_.size() >= options_.max_handshakes) {
+    handshaking_.front()->shutdown();  // its thread ends and closes it
+    handshaking_.pop_front();
+    log(handshakes_closed_, log_level::warn,
+        "closed the oldest of " + std::to_string(options_.max_handshakes) +
+            " connections still in their handshake, to make room for a new one "
+            "(--max-handshakes)");
+  }
+  stream_socket* raw = socket.get();
+  open_sockets_.push_back(raw);
+  handshaking_.push_back(raw);
+  try {
     auto done = std::make_shared<std::atomic<bool>>(false);
-    workers_.push_back({std::thread([this, done, s = std::move(socket)]() mutable {
-                          serve(std::move(s));
+    workers_.push_back({std::thread([this, done, owned = std::move(socket)] {
+                          serve(*owned);
+                          std::lock_guard finished(mutex_);
+                          std::erase(open_sockets_, owned.get());
+                          std::erase(handshaking_, owned.get());
                           *done = true;
                         }),
                         done});
+  } catch (const std::system_error& error) {
+    // No thread for it: the connection is closed (with the function that owned it), and the
+    // server goes on.
+    std::erase(open_sockets_, raw);
+    std::erase(handshaking_, raw);
+    log(refusals_, log_level::error,
+        std::string("closed a connection that got no thread to serve it: ") + error.what());
   }
 }
 
@@ -208,6 +201,39 @@ void device_server::state::stop() {
   listener_.close();
   std::lock_guard lock(mutex_);
   for (auto* socket : open_sockets_) socket->shutdown();
+  stopped_.notify_all();
+}
+
+// Closes sessions idle for options_.idle_timeout: no frame on any of their connections, no
+// request being served, no reply waiting for its command.
+void device_server::state::watch() {
+  const auto tick = std::clamp<std::chrono::milliseconds>(
+      options_.idle_timeout / 8, std::chrono::milliseconds(10), std::chrono::milliseconds(1000));
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    stopped_.wait_for(lock, tick, [&] { return stopping_.load(); });
+    const auto now = std::chrono::steady_clock::now();
+    for (auto& [id, entry] : sessions_) {
+      std::uint64_t frames = entry.connections.size();
+      bool busy = false;
+      for (auto& connection : entry.connections) {
+        const auto done = connection.done->frames.load(std::memory_order_relaxed);
+        frames += done;
+        busy |= done % 2 == 1 ||
+                (connection.done->replies != nullptr && connection.done->replies->pending());
+      }
+      if (busy || frames != entry.seen) {
+        entry.seen = frames;
+        entry.active_at = now;
+      } else if (now - entry.active_at >= options_.idle_timeout && !entry.closing) {
+        entry.closing = true;
+        log(log_level::info, "session " + std::to_string(id) + " idle for " +
+                                 std::to_string(options_.idle_timeout.count()) +
+                                 " ms; closing it (--idle-timeout-s)");
+        entry.anchor->shutdown();  // its thread closes the session
+      }
+    }
+  }
 }
 
 std::size_t device_server::state::session_count() const {
@@ -233,253 +259,14 @@ void device_server::state::log(log_level level, const std::string& message) cons
   std::fprintf(stderr, "troupe-deviced: %s: %s\n", names[static_cast<int>(level)], message.c_str());
 }
 
-// -- device_server::state: handshakes -----------------------------------------
-
-void device_server::state::serve(stream_socket socket) {
-  {
-    std::lock_guard lock(mutex_);
-    if (stopping_) return;
-    open_sockets_.push_back(&socket);
-  }
-  try {
-    std::vector<std::byte> payload;
-    // Nothing is trusted before the handshake: its frame is small, read whole, and must come
-    // within 10 s, so that idle connections cannot pile up threads.
-    set_receive_timeout(socket.fd(), 10000);
-    frame_header header = socket.receive_frame(payload, max_handshake_payload);
-    set_receive_timeout(socket.fd(), 0);
-    auto op = static_cast<opcode>(header.opcode);
-    reader in(payload);
-    if (op != opcode::hello && op != opcode::attach) {
-      throw decode_error("first frame is opcode " + std::to_string(header.opcode) +
-                         ", not a handshake");
-    }
-    auto magic = in.get<std::uint32_t>();
-    auto version = in.get<std::uint16_t>();
-    auto token = in.get_string();
-    if (magic != protocol_magic) throw decode_error("handshake without the protocol's magic");
-    if (version != protocol_version) {
-      send_status(socket, op, header.sequence, CL_INVALID_OPERATION,
-                  "protocol version " + std::to_string(version) + " is not this server's " +
-                      std::to_string(protocol_version));
-      throw decode_error("client speaks protocol version " + std::to_string(version));
-    }
-    if (!same_token(options_.token, token) && !options_.token.empty()) {
-      send_status(socket, op, header.sequence, CL_INVALID_OPERATION, "wrong token");
-      throw decode_error("wrong token");
-    }
-    if (op == opcode::hello) {
-      in.expect_end();
-      open_session(socket, header);
-      // This return skips the cleanup at the end: take the socket off the list here, or stop()
-      // would later shut down through a pointer to this finished call's local.
-      std::lock_guard lock(mutex_);
-      std::erase(open_sockets_, &socket);
-      return;
-    }
-    join_session(socket, header, in);
-  } catch (const decode_error& error) {
-    log(log_level::warn, std::string("closing a connection: ") + error.what());
-  } catch (const connection_lost& lost) {
-    log(log_level::debug, std::string("connection closed: ") + lost.what());
-  } catch (const std::exception& error) {
-    log(log_level::error, std::string("closing a connection after: ") + error.what());
-  }
-  std::lock_guard lock(mutex_);
-  std::erase(open_sockets_, &socket);
-  for (auto& [id, entry] : sessions_) std::erase(entry.connections, &socket);
-}
-
-// A hello: a new session, whose first connection this one is.
-void device_server::state::open_session(stream_socket& socket, const frame_header& header) {
-  std::shared_ptr<session> opened;
-  {
-    std::lock_guard lock(mutex_);
-    if (sessions_.size() >= options_.max_clients) {
-      send_status(socket, opcode::hello, header.sequence, CL_OUT_OF_RESOURCES,
-                  "the server already serves its maximum of " +
-                      std::to_string(options_.max_clients) + " clients");
-      throw decode_error("client refused: server full");
-    }
-    std::random_device random;
-    std::array<std::uint64_t, 2> key{};
-    for (auto& word : key) word = (std::uint64_t{random()} << 32) ^ random();
-    opened = std::make_shared<session>(next_session_++, key, &socket);
-    sessions_[opened->id()] = {opened, {}};
-  }
-  serve_anchor(socket, opened);
-}
-
-// An attach: one more request connection of an open session.
-void device_server::state::join_session(stream_socket& socket, const frame_header& header,
-                                        reader& in) {
-  auto session_id = in.get<std::uint64_t>();
-  std::array<std::uint64_t, 2> key{in.get<std::uint64_t>(), in.get<std::uint64_t>()};
-  in.expect_end();
-  std::shared_ptr<session> joined;
-  {
-    std::lock_guard lock(mutex_);
-    auto found = sessions_.find(session_id);
-    if (found != sessions_.end() && found->second.opened->key() == key) {
-      joined = found->second.opened;
-      found->second.connections.push_back(&socket);
-    }
-  }
-  if (!joined) {
-    send_status(socket, opcode::attach, header.sequence, CL_INVALID_OPERATION,
-                "no open session " + std::to_string(session_id) + " with that key");
-    throw decode_error("attach to an unknown session");
-  }
-  std::uint32_t index = joined->add_connection();
-  writer welcome;
-  welcome.put<std::int32_t>(CL_SUCCESS).put<std::int32_t>(CL_SUCCESS).put_string("");
-  welcome.put<std::uint32_t>(index);
-  try {
-    // Inside the try: a client gone before its welcome must not leave the index registered.
-    socket.send_frame(static_cast<opcode>(static_cast<std::uint16_t>(opcode::attach) |
-                                          static_cast<std::uint16_t>(opcode::reply)),
-                      0, header.sequence, welcome);
-    serve_requests(socket, joined, index);
-  } catch (...) {
-    joined->remove_connection(index);
-    throw;
-  }
-}
-
-// -- device_server::state: sessions -------------------------------------------
-
-void device_server::state::serve_anchor(stream_socket& socket, std::shared_ptr<session> opened) {
-  log(log_level::info, "session " + std::to_string(opened->id()) + " opened");
-  writer welcome;
-  welcome.put<std::int32_t>(CL_SUCCESS).put<std::int32_t>(CL_SUCCESS).put_string("");
-  welcome.put<std::uint64_t>(opened->id());
-  welcome.put<std::uint64_t>(opened->key()[0]).put<std::uint64_t>(opened->key()[1]);
-  // The first connection carries notifications only; the session lives as long as it does.
-  // The welcome is sent inside the try: a client gone before it arrives must still have its
-  // session closed below, or the session would stay open (and count against max_clients).
-  try {
-    socket.send_frame(static_cast<opcode>(static_cast<std::uint16_t>(opcode::hello) |
-                                          static_cast<std::uint16_t>(opcode::reply)),
-                      0, 0, welcome);
-    // Heartbeats (a ping asking for a reply) are answered here, not by the session's request
-    // connections: a connection busy with a long clFinish cannot answer, the session can.
-    std::vector<std::byte> payload;
-    frame_header header;
-    while (true) {
-      header = socket.receive_frame(payload, max_handshake_payload);
-      if (header.opcode != static_cast<std::uint16_t>(opcode::ping) || header.flags != flag_reply ||
-          !payload.empty()) {
-        break;
-      }
-      writer alive;
-      alive.put<std::int32_t>(CL_SUCCESS).put<std::int32_t>(CL_SUCCESS).put_string("");
-      constexpr auto answer = static_cast<opcode>(static_cast<std::uint16_t>(opcode::ping) |
-                                                  static_cast<std::uint16_t>(opcode::reply));
-      if (!opened->notify(answer, alive)) throw connection_lost("cannot answer a heartbeat");
-    }
-    log(log_level::warn, "session " + std::to_string(opened->id()) + " sent opcode " +
-                             std::to_string(header.opcode) + " with flags " +
-                             std::to_string(header.flags) +
-                             " on its notification connection, which takes only heartbeats "
-                             "(ping with flag_reply, no payload); closing it");
-  } catch (const std::exception&) {
-  }
-  opened->close_anchor();
-  close_session(opened->id());
-}
-
-void device_server::state::close_session(std::uint64_t id) {
-  std::shared_ptr<session> closing;
-  {
-    std::lock_guard lock(mutex_);
-    auto found = sessions_.find(id);
-    if (found == sessions_.end()) return;
-    closing = found->second.opened;
-    for (auto* connection : found->second.connections) connection->shutdown();
-    sessions_.erase(found);
-  }
-  closing->close_fences();
-  std::size_t objects = closing->object_count();
-  closing->clear();
-  log(log_level::info, "session " + std::to_string(id) + " closed; released " +
-                           std::to_string(objects) + " objects");
-}
-
-// -- device_server::state: requests -------------------------------------------
-
-void device_server::state::serve_requests(stream_socket& socket, std::shared_ptr<session> joined,
-                                          std::uint32_t index) {
-  socket.set_spin(std::chrono::microseconds(options_.spin_us));
-  std::vector<std::byte> payload;
-  cl_int deferred = CL_SUCCESS;
-  std::mutex send_mutex;  // this thread's replies and those sent on completion
-  completion_replies later(socket, send_mutex, *joined);
-  while (true) {
-    frame_header header = socket.receive_frame(payload, max_frame_payload);
-    auto op = static_cast<opcode>(header.opcode);
-    const bool wants_reply = (header.flags & flag_reply) != 0;
-    call c{*joined,
-           index,
-           reader(payload),
-           writer{},
-           payload,
-           {},
-           {},
-           wants_reply && (header.flags & flag_reply_on_completion) != 0,
-           nullptr};
-    cl_int status = CL_SUCCESS;
-    std::string message;
-    try {
-      dispatch(op, c);
-      c.in.expect_end();
-    } catch (const cl_failure& failure) {
-      status = failure.code;
-      message = failure.message;
-    } catch (const std::bad_alloc&) {
-      status = CL_OUT_OF_HOST_MEMORY;
-      message = std::string("out of host memory serving ") + to_string(op);
-    } catch (const decode_error&) {
-      // Only expect_end() throws after a read enqueued: the device still writes its bytes.
-      if (c.completion != nullptr) {
-        joined->hold_until_complete(c.completion, std::move(c.reply_data));
-        clReleaseEvent(c.completion);
-      }
-      throw;
-    }
-    joined->processed(index, header.sequence);
-    if (c.completion != nullptr) {
-      if (status == CL_SUCCESS) {
-        // Answered by `later` once the read is over; this thread serves the next frame.
-        std::span<const std::byte> fields = c.out.head();
-        later.add(c.completion, op, header.sequence, {fields.begin(), fields.end()},
-                  std::move(c.reply_data));
-        continue;
-      }
-      joined->hold_until_complete(c.completion, std::move(c.reply_data));
-      clReleaseEvent(c.completion);
-    }
-    if (status != CL_SUCCESS) {
-      log(log_level::debug,
-          std::string(to_string(op)) + " failed (" + std::to_string(status) + "): " + message);
-    }
-    if (!wants_reply) {
-      if (deferred == CL_SUCCESS) deferred = status;
-      continue;
-    }
-    writer reply;
-    reply.put<std::int32_t>(status).put<std::int32_t>(deferred).put_string(message);
-    deferred = CL_SUCCESS;
-    if (status == CL_SUCCESS) {
-      reply.put_raw(c.out.head());
-      reply.set_tail(c.reply_data.data(), c.reply_data.size());
-    } else if (op == opcode::create_program_with_binary || op == opcode::link_program) {
-      reply.put_raw(c.out.head());  // per-binary status / whether a program exists
-    }
-    std::lock_guard lock(send_mutex);
-    socket.send_frame(
-        static_cast<opcode>(header.opcode | static_cast<std::uint16_t>(opcode::reply)), 0,
-        header.sequence, reply);
-  }
+void device_server::state::log(log_throttle& throttle, log_level level,
+                               const std::string& message) const {
+  if (level > options_.level) return;
+  auto held_back = throttle.admit();
+  if (!held_back) return;
+  log(level, *held_back == 0 ? message
+                             : message + " (and " + std::to_string(*held_back) +
+                                   " more like it in the last second)");
 }
 
 }  // namespace troupe::remote::server
