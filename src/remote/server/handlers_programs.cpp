@@ -301,7 +301,7 @@ void create_kernels_in_program(call& c) {
     std::vector<cl_kernel> kernels(count);
     check(clCreateKernelsInProgram(program, count, kernels.data(), nullptr),
           "clCreateKernelsInProgram");
-    for (auto kernel : kernels) ids.push_back(c.adopt(object_kind::kernel, kernel));
+    ids = c.adopt_all(object_kind::kernel, kernels);
   }
   c.out.put<std::uint32_t>(count);
   c.out.put_array<std::uint64_t>(ids);
