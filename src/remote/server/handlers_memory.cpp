@@ -6,6 +6,7 @@
 
 #include "remote/protocol/image_format.hpp"
 #include "remote/server/handlers.hpp"
+#include "remote/server/zero_fill.hpp"
 
 namespace troupe::remote::server {
 
@@ -116,6 +117,8 @@ void create_buffer(call& c) {
   auto memory = c.owner.quota().take(quota_resource::device_memory, size, "clCreateBuffer");
   cl_mem buffer = clCreateBuffer(context, flags, size, host, &status);
   check(status, "clCreateBuffer");
+  // Zeroed before the id names it: no request of the session sees what it held before.
+  if (host == nullptr) zero_fill(*c.held.front(), buffer);
   c.owner.add(id, object_kind::mem, buffer, std::move(memory), std::move(object));
 }
 
@@ -168,6 +171,8 @@ void create_image(call& c) {
                                      "clCreateImage");
   cl_mem image = clCreateImage(context, flags, &format, &desc, host, &status);
   check(status, "clCreateImage");
+  // An image on a buffer shows the buffer's bytes, which were zeroed when it was made.
+  if (host == nullptr && desc.buffer == nullptr) zero_fill(*c.held.front(), image);
   c.owner.add(id, object_kind::mem, image, std::move(memory), std::move(object));
 }
 

@@ -47,6 +47,7 @@ cl_object::~cl_object() {
       clReleaseDevice(as<cl_device_id>());
       break;
     case object_kind::context:
+      if (zero_queue != nullptr) clReleaseCommandQueue(zero_queue);
       clReleaseContext(as<cl_context>());
       break;
     case object_kind::queue:

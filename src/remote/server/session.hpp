@@ -45,6 +45,9 @@ class cl_object {
   /// Values are kind_of_argument's, -1 where not found yet; guarded by `cache_mutex`.
   std::mutex cache_mutex;
   std::vector<int> argument_kinds;
+  /// Contexts: the server's own queue that zeroes new memory objects, made at the first;
+  /// guarded by `cache_mutex`.
+  cl_command_queue zero_queue = nullptr;
   /// What the object takes from its session's quotas, given back when it goes.
   session_quota::charge object_charge;
   session_quota::charge memory_charge;
