@@ -23,6 +23,32 @@ namespace {
 
 class remote_isolation : public isolation_test {};
 
+const char* const small_kernel = "__kernel void k(__global int* x) { x[0] = 1; }\n";
+
+std::string build_log(cl_program program, cl_device_id device) {
+  std::size_t size = 0;
+  clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+  std::string log(size, '\0');
+  clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+  while (!log.empty() && log.back() == '\0') log.pop_back();
+  return log;
+}
+
+cl_build_status build_status(cl_program program, cl_device_id device) {
+  cl_build_status status = CL_BUILD_NONE;
+  EXPECT_CL(clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_STATUS, sizeof status, &status,
+                                  nullptr));
+  return status;
+}
+
+program_ref from_source(const side& s, const std::string& source) {
+  const char* text = source.c_str();
+  cl_int status = CL_SUCCESS;
+  program_ref program(clCreateProgramWithSource(s.context, 1, &text, nullptr, &status));
+  EXPECT_CL(status);
+  return program;
+}
+
 TEST_F(remote_isolation, new_buffers_and_images_never_show_what_another_session_freed) {
   constexpr int rounds = 8;
   for (std::size_t size : {std::size_t{256}, std::size_t{4096}, std::size_t{65536}}) {
@@ -68,6 +94,104 @@ TEST_F(remote_isolation, new_buffers_and_images_never_show_what_another_session_
     ASSERT_EQ(std::count(seen.begin(), seen.end(), 0), static_cast<long>(bytes))
         << "round " << round << ": a new image shows bytes another session wrote";
   }
+}
+
+TEST_F(remote_isolation, build_options_that_could_read_server_files_are_refused_with_a_log) {
+  temp_directory headers;
+  std::ofstream(headers.path() / "secret.h") << "#define SECRET 42\n";
+  const std::string folder = headers.path().string();
+  // Each option string, and the option its build log must name.
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"-I" + folder, "-I" + folder},
+      {"-I " + folder, "-I"},
+      {"-isystem " + folder, "-isystem"},
+      {"-iquote " + folder, "-iquote"},
+      {"-idirafter " + folder, "-idirafter"},
+      {"-include " + folder + "/secret.h", "-include"},
+      {"-imacros " + folder + "/secret.h", "-imacros"},
+      {"-x c", "-x"},
+      {"--sysroot=" + folder, "--sysroot=" + folder},
+      {"-Wp,-include," + folder + "/secret.h", "-Wp,-include,"},
+      {"-cl-std=CL1.2 " + folder + "/secret.h", folder + "/secret.h"},
+      {"@" + folder + "/secret.h", "@" + folder},
+      {"-D X -I" + folder, "-I" + folder},
+      {"-DSAFE " + folder, folder},
+  };
+  for (const auto& [options, named] : refused) {
+    SCOPED_TRACE(options);
+    auto program = from_source(first, std::string("#include \"secret.h\"\n") + small_kernel);
+    EXPECT_EQ(clBuildProgram(program, 1, &first.device, options.c_str(), nullptr, nullptr),
+              CL_INVALID_BUILD_OPTIONS);
+    auto log = build_log(program, first.device);
+    EXPECT_NE(log.find("refused"), std::string::npos) << log;
+    EXPECT_NE(log.find("'" + named), std::string::npos) << log;
+    EXPECT_EQ(build_status(program, first.device), CL_BUILD_ERROR);
+  }
+  // Compiles and links are held to the same options.
+  auto compiled = from_source(first, small_kernel);
+  EXPECT_EQ(clCompileProgram(compiled, 1, &first.device, refused.front().first.c_str(), 0, nullptr,
+                             nullptr, nullptr, nullptr),
+            CL_INVALID_COMPILER_OPTIONS);
+  ASSERT_CL(
+      clCompileProgram(compiled, 1, &first.device, "", 0, nullptr, nullptr, nullptr, nullptr));
+  cl_program inputs[] = {compiled};
+  cl_int status = CL_SUCCESS;
+  program_ref linked(clLinkProgram(first.context, 1, &first.device, refused.front().first.c_str(),
+                                   1, inputs, nullptr, nullptr, &status));
+  EXPECT_EQ(status, CL_INVALID_LINKER_OPTIONS) << cl_error_name(status);
+  // The options OpenCL defines for builds are served (PoCL itself refuses -U).
+  auto program = build_program(first, std::string("__kernel void k(__global int* x) { x[0] = N; }"),
+                               "-DN=3 -D M=2 -cl-mad-enable -cl-std=CL1.2 -w -Werror -g");
+  EXPECT_NE(program.get(), nullptr);
+}
+
+TEST_F(remote_isolation, sources_that_could_read_server_files_are_refused_with_a_log) {
+  temp_directory headers;
+  const std::string secret = (headers.path() / "secret.h").string();
+  std::ofstream(secret) << "#define SECRET 42\n";
+  const std::string quoted = "\"" + secret + "\"";
+  const std::string kernel = "__kernel void k(__global int* x) { x[0] = SECRET; }\n";
+  const std::vector<std::string> refused = {
+      "#include " + quoted + "\n",
+      "#include <" + secret + ">\n",
+      "  #  include " + quoted + " // spaced\n",
+      "%:include " + quoted + "\n",
+      "?\?=include " + quoted + "\n",
+      "#inc\\\nlude " + quoted + "\n",
+      "#/* comment */include " + quoted + "\n",
+      "#define WHERE " + quoted + "\n#include WHERE\n",
+      "#include \"../../../../../../.." + secret + "\"\n",
+      "#include_next " + quoted + "\n",
+      "#import " + quoted + "\n",
+      "#if __has_include(" + quoted + ")\n#define SECRET 1\n#endif\n",
+  };
+  for (const auto& lines : refused) {
+    SCOPED_TRACE(lines);
+    auto program = from_source(first, lines + kernel);
+    EXPECT_EQ(clBuildProgram(program, 1, &first.device, "", nullptr, nullptr),
+              CL_BUILD_PROGRAM_FAILURE);
+    auto log = build_log(program, first.device);
+    EXPECT_NE(log.find("refused"), std::string::npos) << log;
+    EXPECT_NE(log.find("line "), std::string::npos) << log;
+    EXPECT_EQ(build_status(program, first.device), CL_BUILD_ERROR);
+  }
+  // Include-like text in comments and strings is no directive, and an input header given to
+  // clCompileProgram is what its name includes.
+  auto harmless = build_program(first, "// #include " + quoted + "\n/* #include " + quoted +
+                                           " */\n#define SECRET 7\n" + kernel);
+  EXPECT_NE(harmless.get(), nullptr);
+  auto header = from_source(first, "#define SECRET 5\n");
+  auto includer = from_source(first, "#include \"given.h\"\n" + kernel);
+  cl_program header_programs[] = {header};
+  const char* good_names[] = {"given.h"};
+  EXPECT_CL(clCompileProgram(includer, 1, &first.device, "", 1, header_programs, good_names,
+                             nullptr, nullptr));
+  // A header name that leaves the compiler's folder is refused.
+  const char* bad_names[] = {"../given.h"};
+  auto escaping = from_source(first, "#include \"../given.h\"\n" + kernel);
+  EXPECT_EQ(clCompileProgram(escaping, 1, &first.device, "", 1, header_programs, bad_names, nullptr,
+                             nullptr),
+            CL_INVALID_VALUE);
 }
 
 }  // namespace

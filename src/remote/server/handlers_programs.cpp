@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "remote/server/build_refusals.hpp"
 #include "remote/server/handlers.hpp"
 
 namespace troupe::remote::server {
@@ -163,6 +164,58 @@ void check_bytes_argument(cl_object& kernel, cl_uint index, bool has_value,
   }
 }
 
+// A program's source; empty for one made from binaries or built-in kernels.
+std::string program_source(cl_program program) {
+  std::size_t size = 0;
+  check(clGetProgramInfo(program, CL_PROGRAM_SOURCE, 0, nullptr, &size),
+        "clGetProgramInfo(CL_PROGRAM_SOURCE)");
+  std::string source(size, '\0');
+  if (size > 0) {
+    check(clGetProgramInfo(program, CL_PROGRAM_SOURCE, size, source.data(), nullptr),
+          "clGetProgramInfo(CL_PROGRAM_SOURCE)");
+  }
+  source.resize(std::strlen(source.c_str()));
+  return source;
+}
+
+// What a build or compile refuses to compile (build_refusals.hpp), and the codes it fails with.
+struct build_inputs {
+  const std::string& options;
+  const std::vector<cl_program>& headers;
+  const std::vector<std::string>& header_names;
+  cl_int options_refused;  // CL_INVALID_BUILD_OPTIONS or CL_INVALID_COMPILER_OPTIONS
+  cl_int source_refused;   // CL_BUILD_PROGRAM_FAILURE or CL_COMPILE_PROGRAM_FAILURE
+};
+
+// Refuses a build that could read the server's files: the program's build log says why until
+// its next build (handlers_info.cpp reports it), and the server's log names the session.
+void check_build_inputs(call& c, cl_object& program, const build_inputs& inputs) {
+  auto refuse = [&](cl_int code, const std::string& why) {
+    {
+      std::lock_guard lock(program.cache_mutex);
+      program.refused_build_log = "troupe-deviced refused this build: " + why + "\n";
+    }
+    c.owner.refuse(code, why);
+  };
+  {
+    std::lock_guard lock(program.cache_mutex);
+    program.refused_build_log.clear();
+  }
+  if (auto why = refused_build_option(inputs.options)) refuse(inputs.options_refused, *why);
+  for (const auto& name : inputs.header_names) {
+    if (auto why = refused_header_name(name)) refuse(CL_INVALID_VALUE, *why);
+  }
+  if (auto why =
+          refused_source_line(program_source(program.as<cl_program>()), inputs.header_names)) {
+    refuse(inputs.source_refused, "the program's source, " + *why);
+  }
+  for (std::size_t i = 0; i < inputs.headers.size(); ++i) {
+    if (auto why = refused_source_line(program_source(inputs.headers[i]), inputs.header_names)) {
+      refuse(inputs.source_refused, "input header '" + inputs.header_names[i] + "', " + *why);
+    }
+  }
+}
+
 }  // namespace
 
 namespace handlers {
@@ -215,8 +268,11 @@ void create_program_with_builtin_kernels(call& c) {
 
 void build_program(call& c) {
   auto program = c.object<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
+  cl_object& program_object = *c.held.back();
   auto listed = c.devices();
   auto options = c.in.get_string();
+  check_build_inputs(c, program_object,
+                     {options, {}, {}, CL_INVALID_BUILD_OPTIONS, CL_BUILD_PROGRAM_FAILURE});
   auto build = [&](const std::string& with) {
     return clBuildProgram(program, static_cast<cl_uint>(listed.size()),
                           listed.empty() ? nullptr : listed.data(), with.c_str(), nullptr, nullptr);
@@ -230,12 +286,16 @@ void build_program(call& c) {
 
 void compile_program(call& c) {
   auto program = c.object<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
+  cl_object& program_object = *c.held.back();
   auto listed = c.devices();
   auto options = c.in.get_string();
   auto headers = c.objects<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
   std::vector<std::string> names;
   std::vector<const char*> name_pointers;
   for (std::size_t i = 0; i < headers.size(); ++i) names.push_back(c.in.get_string());
+  check_build_inputs(
+      c, program_object,
+      {options, headers, names, CL_INVALID_COMPILER_OPTIONS, CL_COMPILE_PROGRAM_FAILURE});
   for (auto& name : names) name_pointers.push_back(name.c_str());
   auto compile = [&](const std::string& with) {
     return clCompileProgram(
@@ -256,6 +316,7 @@ void link_program(call& c) {
   auto listed = c.devices();
   auto options = c.in.get_string();
   auto inputs = c.objects<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
+  if (auto why = refused_build_option(options)) c.owner.refuse(CL_INVALID_LINKER_OPTIONS, *why);
   check_link_inputs(context, listed, inputs);
   auto link = [&](const std::string& with) {
     return clLinkProgram(context, static_cast<cl_uint>(listed.size()),

@@ -45,6 +45,9 @@ class cl_object {
   /// Values are kind_of_argument's, -1 where not found yet; guarded by `cache_mutex`.
   std::mutex cache_mutex;
   std::vector<int> argument_kinds;
+  /// Programs: the log of a build the server refused (build_refusals.hpp), reported in place of
+  /// OpenCL's until the next build; guarded by `cache_mutex`.
+  std::string refused_build_log;
   /// Contexts: the server's own queue that zeroes new memory objects, made at the first;
   /// guarded by `cache_mutex`.
   cl_command_queue zero_queue = nullptr;
