@@ -194,5 +194,103 @@ TEST_F(remote_isolation, sources_that_could_read_server_files_are_refused_with_a
             CL_INVALID_VALUE);
 }
 
+TEST_F(remote_isolation, bytes_for_an_image_or_sampler_without_argument_info_are_refused) {
+  // Built on the local device without argument information: its binary has none either.
+  const std::string source = R"(
+__kernel void sample(__read_only image2d_t image, sampler_t sampler, __global uint4* out) {
+  out[0] = read_imageui(image, sampler, (int2)(0, 0));
+}
+)";
+  auto built_here = build_program(local, source);
+  ASSERT_NE(built_here.get(), nullptr);
+  std::size_t size = 0;
+  ASSERT_CL(clGetProgramInfo(built_here, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr));
+  std::vector<unsigned char> binary(size);
+  unsigned char* target = binary.data();
+  ASSERT_CL(clGetProgramInfo(built_here, CL_PROGRAM_BINARIES, sizeof target, &target, nullptr));
+  const unsigned char* bytes = binary.data();
+  cl_int status = CL_SUCCESS;
+  program_ref program(
+      clCreateProgramWithBinary(first.context, 1, &first.device, &size, &bytes, nullptr, &status));
+  ASSERT_CL(status);
+  ASSERT_CL(clBuildProgram(program, 1, &first.device, "", nullptr, nullptr));
+  auto kernel = make_kernel(program, "sample");
+  // PoCL keeps argument information in its binaries: there the server knows every argument's
+  // kind and this path is not taken. Drivers that drop it (NVIDIA's, for binaries) take it.
+  char name[64] = {};
+  if (clGetKernelArgInfo(kernel, 0, CL_KERNEL_ARG_TYPE_NAME, sizeof name, name, nullptr) !=
+      CL_KERNEL_ARG_INFO_NOT_AVAILABLE) {
+    GTEST_SKIP() << "the served kernel has argument information (argument 0 is " << name
+                 << "): no kernel without it to check here";
+  }
+  // Pointers of the client's choosing, sent as bytes: OpenCL would read them as handles.
+  for (cl_uint index : {0u, 1u}) {
+    SCOPED_TRACE(index);
+    void* forged = reinterpret_cast<void*>(std::uintptr_t{0x1000});
+    ASSERT_CL(clSetKernelArg(kernel, index, sizeof forged, &forged));  // checked by the server
+    EXPECT_EQ(clFinish(first.queue), CL_INVALID_ARG_VALUE);
+  }
+  // Real objects are taken, and the kernel runs.
+  const cl_image_format format{CL_RGBA, CL_UNSIGNED_INT32};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = desc.image_height = 1;
+  const cl_uint pixel[4] = {1, 2, 3, 4};
+  mem_ref image(clCreateImage(first.context, CL_MEM_COPY_HOST_PTR, &format, &desc,
+                              const_cast<cl_uint*>(pixel), &status));
+  ASSERT_CL(status);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  sampler_ref sampler(clCreateSampler(first.context, CL_FALSE, CL_ADDRESS_CLAMP_TO_EDGE,
+                                      CL_FILTER_NEAREST, &status));
+#pragma GCC diagnostic pop
+  ASSERT_CL(status);
+  auto out = make_buffer(first.context, sizeof pixel);
+  ASSERT_CL(set_arg(kernel, 0, image.get()));
+  ASSERT_CL(set_arg(kernel, 1, sampler.get()));
+  ASSERT_CL(set_arg(kernel, 2, out.get()));
+  const std::size_t one = 1;
+  ASSERT_CL(
+      clEnqueueNDRangeKernel(first.queue, kernel, 1, nullptr, &one, nullptr, 0, nullptr, nullptr));
+  cl_uint back[4] = {};
+  ASSERT_CL(
+      clEnqueueReadBuffer(first.queue, out, CL_TRUE, 0, sizeof back, back, 0, nullptr, nullptr));
+  EXPECT_TRUE(std::equal(back, back + 4, pixel));
+}
+
+TEST_F(remote_isolation, unloading_the_compiler_in_one_session_leaves_the_others_builds_alone) {
+  std::atomic<bool> building{true};
+  std::atomic<int> unloads{0}, failed_unloads{0};
+  std::thread unloader([&] {
+    while (building) {
+      if (clUnloadPlatformCompiler(first.platform) != CL_SUCCESS) ++failed_unloads;
+      ++unloads;
+    }
+  });
+  for (int round = 0; round < 12; ++round) {
+    SCOPED_TRACE(round);
+    // A new source each round: a cached build would not need the compiler.
+    auto program = build_program(second, "__kernel void k(__global int* x) { x[0] = " +
+                                             std::to_string(1000 + round) + "; }");
+    ASSERT_NE(program.get(), nullptr);
+    auto kernel = make_kernel(program, "k");
+    auto out = make_buffer(second.context, sizeof(cl_int));
+    ASSERT_CL(set_arg(kernel, 0, out.get()));
+    const std::size_t one = 1;
+    ASSERT_CL(clEnqueueNDRangeKernel(second.queue, kernel, 1, nullptr, &one, nullptr, 0, nullptr,
+                                     nullptr));
+    cl_int value = 0;
+    ASSERT_CL(clEnqueueReadBuffer(second.queue, out, CL_TRUE, 0, sizeof value, &value, 0, nullptr,
+                                  nullptr));
+    EXPECT_EQ(value, 1000 + round);
+  }
+  building = false;
+  unloader.join();
+  EXPECT_GT(unloads.load(), 0);
+  EXPECT_EQ(failed_unloads.load(), 0) << "of " << unloads.load() << " unloads";
+  // The unloading session builds afterwards too.
+  EXPECT_NE(build_program(first, small_kernel).get(), nullptr);
+}
+
 }  // namespace
 }  // namespace troupe::remote_test

@@ -136,7 +136,7 @@ void check_sampler_argument(cl_object& kernel, cl_uint index) {
 
 // Bytes are a value: for a value or local argument, or a null buffer. Errors OpenCL reports
 // without looking at the value (no value, a wrong size) are left to it.
-void check_bytes_argument(cl_object& kernel, cl_uint index, bool has_value,
+void check_bytes_argument(call& c, cl_object& kernel, cl_uint index, bool has_value,
                           std::span<const std::byte> value) {
   if (!has_value || value.size() != sizeof(cl_mem)) return;
   bool null =
@@ -155,12 +155,20 @@ void check_bytes_argument(cl_object& kernel, cl_uint index, bool has_value,
       refuse_argument(CL_INVALID_SAMPLER, index, "takes a sampler by id, not bytes");
       return;
     case argument_kind::unknown:
-      // A buffer argument given bytes is told apart; an image or sampler argument cannot be
-      // without argument information, and is left to OpenCL.
-      if (!null && takes_buffer_or_local(kernel.as<cl_kernel>(), index)) {
-        refuse_argument(CL_INVALID_MEM_OBJECT, index, "takes a buffer by id, not bytes");
+      // Without argument information a buffer or local argument is told apart (OpenCL takes a
+      // null value for one). Any other could be an image or a sampler, which OpenCL reads the
+      // bytes of as a handle (a forged pointer), and the server cannot tell it from a value of
+      // the same size: refused.
+      if (takes_buffer_or_local(kernel.as<cl_kernel>(), index)) {
+        if (!null) refuse_argument(CL_INVALID_MEM_OBJECT, index, "takes a buffer by id, not bytes");
+        return;
       }
-      return;
+      c.owner.refuse(
+          CL_INVALID_ARG_VALUE,
+          "argument " + std::to_string(index) +
+              " got bytes of a handle's size, and its kernel has no argument information to tell "
+              "a value from an image or sampler, whose bytes would be read as a handle: build "
+              "the program from source");
   }
 }
 
@@ -338,8 +346,9 @@ void link_program(call& c) {
 }
 
 void unload_platform_compiler(call& c) {
-  auto platform = c.object<cl_platform_id>(object_kind::platform, CL_INVALID_PLATFORM);
-  check(clUnloadPlatformCompiler(platform), "clUnloadPlatformCompiler");
+  // A hint for the whole process, which every session's builds share: one session's hint must
+  // not unload the compiler under another's. OpenCL lets the call do nothing.
+  c.object<cl_platform_id>(object_kind::platform, CL_INVALID_PLATFORM);
 }
 
 void create_kernel(call& c) {
@@ -389,7 +398,7 @@ void set_kernel_arg(call& c) {
       throw cl_failure{CL_INVALID_ARG_SIZE, "argument value of " + std::to_string(value.size()) +
                                                 " bytes for a size of " + std::to_string(size)};
     }
-    check_bytes_argument(kernel_object, index, has_value, value);
+    check_bytes_argument(c, kernel_object, index, has_value, value);
     // PoCL reads a pointer's worth of the value before it checks the size: pad the copy.
     std::vector<std::byte> padded(value.begin(), value.end());
     padded.resize(std::max(padded.size(), sizeof(cl_mem)));
