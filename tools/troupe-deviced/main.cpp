@@ -89,6 +89,19 @@ int main(int argc, char** argv) {
                  "microseconds a connection polls for its next request before it sleeps "
                  "(0: sleep at once; saves a core per busy client, costs latency)")
       ->capture_default_str();
+  app.add_option("--session-device-memory", options.session_device_memory,
+                 "bytes of buffers and images one session may hold (suffixes K, M, G: powers of "
+                 "1024; 0: no limit but the devices')")
+      ->capture_default_str()
+      ->transform(CLI::AsSizeValue(false));
+  app.add_option("--session-host-memory", options.session_host_memory,
+                 "bytes the server may hold for one session's reads and non-blocking writes in "
+                 "flight (0: no limit)")
+      ->capture_default_str()
+      ->transform(CLI::AsSizeValue(false));
+  app.add_option("--session-objects", options.session_objects,
+                 "OpenCL objects of every kind (events too) one session may hold (0: no limit)")
+      ->capture_default_str();
   app.add_option("--log-level", level, "error, warn, info or debug")
       ->capture_default_str()
       ->check(CLI::IsMember({"error", "warn", "info", "debug"}));

@@ -45,6 +45,15 @@ struct server_options {
   unsigned spin_us = 100;
   /// What the server logs.
   log_level level = log_level::warn;
+  /// Bytes of buffers and images one session may hold on the devices at once; 0: no limit but
+  /// the devices' own.
+  std::uint64_t session_device_memory = 0;
+  /// Bytes the server may hold for one session's transfers at once (reads in flight,
+  /// non-blocking writes not yet done); 0: no limit.
+  std::uint64_t session_host_memory = std::uint64_t{2} << 30;
+  /// OpenCL objects of every kind together (events included) one session may hold at once;
+  /// 0: no limit.
+  std::uint64_t session_objects = 100000;
 };
 
 }  // namespace troupe::remote::server

@@ -23,6 +23,8 @@ struct call {
   std::vector<std::byte>& payload;
   /// Bulk reply bytes, sent after `out` (their length is already in `out`).
   std::vector<std::byte> reply_data;
+  /// What `reply_data` takes from the session's host memory quota.
+  session_quota::charge reply_charge;
   /// References to every object the request names, so none goes away while it is served.
   std::vector<object_ref> held;
   /// The request may be answered once its command completes (flag_reply_on_completion): a
@@ -57,18 +59,36 @@ struct call {
   /// Registers an object the server created with a server-range id; the session's table takes
   /// over the reference that creation returned.
   std::uint64_t adopt(object_kind kind, void* handle) {
-    std::uint64_t id = owner.id_for(kind, handle);  // takes a reference of its own
-    switch (kind) {
-      case object_kind::device:
-        clReleaseDevice(static_cast<cl_device_id>(handle));
-        break;
-      case object_kind::kernel:
-        clReleaseKernel(static_cast<cl_kernel>(handle));
-        break;
-      default:
-        break;
+    std::uint64_t id = 0;
+    try {
+      id = owner.id_for(kind, handle);  // takes a reference of its own
+    } catch (...) {
+      release_created(kind, handle);  // the quota refused it: it goes all the same
+      throw;
     }
+    release_created(kind, handle);
     return id;
+  }
+  /// Adopts every one of `handles`, or, when one is refused, none.
+  template <class Handle>
+  std::vector<std::uint64_t> adopt_all(object_kind kind, const std::vector<Handle>& handles) {
+    std::vector<std::uint64_t> ids;
+    std::size_t next = 0;
+    try {
+      for (; next < handles.size(); ++next) ids.push_back(adopt(kind, handles[next]));
+    } catch (...) {
+      for (++next; next < handles.size(); ++next) release_created(kind, handles[next]);
+      for (auto id : ids) owner.release(id);
+      throw;
+    }
+    return ids;
+  }
+
+ private:
+  // Creation returns a reference to devices and kernels; the table takes one of its own.
+  static void release_created(object_kind kind, void* handle) {
+    if (kind == object_kind::device) clReleaseDevice(static_cast<cl_device_id>(handle));
+    if (kind == object_kind::kernel) clReleaseKernel(static_cast<cl_kernel>(handle));
   }
 };
 

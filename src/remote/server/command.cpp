@@ -8,6 +8,11 @@ command::command(call& c)
     : call_(c), queue_(c.object<cl_command_queue>(object_kind::queue, CL_INVALID_COMMAND_QUEUE)) {
   auto wait_ids = c.in.get_array<std::uint64_t>(1 << 16);
   event_id_ = c.in.get<std::uint64_t>();
+  // The event the client asked for counts against the object quota before anything runs: a
+  // command refused after it was enqueued would still run.
+  if (event_id_ != 0) {
+    event_charge_ = c.owner.quota().take(quota_resource::objects, 1, "a command's event");
+  }
   try {
     for (auto id : wait_ids) {
       wait_.push_back(c.object_by_id<cl_event>(id, object_kind::event, CL_INVALID_EVENT_WAIT_LIST));
@@ -38,7 +43,7 @@ void command::finish(cl_int status, const char* what) {
     if (event_id_ != 0) {
       clRetainEvent(event_);
       registered_ = true;
-      call_.owner.add(event_id_, object_kind::event, event_);
+      call_.owner.add(event_id_, object_kind::event, event_, {}, std::move(event_charge_));
     }
     return;
   }
@@ -56,14 +61,19 @@ void command::register_failed_event(cl_int status) {
   cl_event failed = clCreateUserEvent(context, &created);
   if (created == CL_SUCCESS) {
     clSetUserEventStatus(failed, status < 0 ? status : CL_OUT_OF_RESOURCES);
-    call_.owner.add(event_id_, object_kind::event, failed);
+    try {
+      call_.owner.add(event_id_, object_kind::event, failed, {}, std::move(event_charge_));
+    } catch (const cl_failure&) {
+      // Past the object quota (the command's own failure, most likely): the id names nothing,
+      // and waiting on it fails as on any unknown event instead of hanging.
+    }
   }
 }
 
-void command::keep_until_complete(std::vector<std::byte>&& bytes) {
+void command::keep_until_complete(std::vector<std::byte>&& bytes, session_quota::charge charge) {
   // Not by an event callback: PoCL calls none for a command that fails.
   if (!bytes.empty() && event_ != nullptr)
-    call_.owner.hold_until_complete(event_, std::move(bytes));
+    call_.owner.hold_until_complete(event_, std::move(bytes), std::move(charge));
 }
 
 }  // namespace troupe::remote::server

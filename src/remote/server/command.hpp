@@ -31,8 +31,9 @@ class command {
   /// Registers a failed user event under the client's id, if the client asked for an event
   /// and none is registered yet: waiting on it then reports the failure instead of hanging.
   void register_failed_event(cl_int status);
-  /// Keeps `bytes` alive until the command completes (its event must exist).
-  void keep_until_complete(std::vector<std::byte>&& bytes);
+  /// Keeps `bytes`, and what they take from the session's host memory quota, until the
+  /// command completes (its event must exist).
+  void keep_until_complete(std::vector<std::byte>&& bytes, session_quota::charge charge);
   /// Reads: blocking unless the reply may wait for completion (flag_reply_on_completion).
   [[nodiscard]] cl_bool blocking_read() const {
     return call_.reply_on_completion ? CL_FALSE : CL_TRUE;
@@ -55,6 +56,7 @@ class command {
   std::uint64_t event_id_;
   cl_event event_ = nullptr;
   bool registered_ = false;
+  session_quota::charge event_charge_;  // the client's event, counted before the enqueue
 };
 
 }  // namespace troupe::remote::server

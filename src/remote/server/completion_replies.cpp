@@ -63,13 +63,14 @@ completion_replies::~completion_replies() {
   if (thread_.joinable()) thread_.join();
   for (auto& left : waiting_) {
     forget_token(left.token);
-    owner_.hold_until_complete(left.event, std::move(left.data));
+    owner_.hold_until_complete(left.event, std::move(left.data), std::move(left.charge));
     clReleaseEvent(left.event);
   }
 }
 
 void completion_replies::add(cl_event event, opcode op, std::uint32_t sequence,
-                             std::vector<std::byte> fields, std::vector<std::byte> data) {
+                             std::vector<std::byte> fields, std::vector<std::byte> data,
+                             session_quota::charge charge) {
   std::uint64_t token = 0;
   {
     auto& registry = tokens();
@@ -79,7 +80,8 @@ void completion_replies::add(cl_event event, opcode op, std::uint32_t sequence,
   }
   {
     std::lock_guard lock(mutex_);
-    waiting_.push_back({event, op, sequence, std::move(fields), std::move(data), token});
+    waiting_.push_back(
+        {event, op, sequence, std::move(fields), std::move(data), token, std::move(charge)});
     if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
   }
   // Outside the lock: an event already complete calls back at once, on this thread.
@@ -126,6 +128,8 @@ void completion_replies::run() {
     lock.unlock();
     for (auto& [entry, status] : over) {
       forget_token(entry.token);
+      // Given back before the reply: the client may ask for more as soon as it has it.
+      entry.charge = {};
       send(entry, status);
       clReleaseEvent(entry.event);
     }

@@ -12,6 +12,7 @@
 
 #include "remote/protocol/opcode.hpp"
 #include "remote/protocol/socket.hpp"
+#include "remote/server/session_quota.hpp"
 
 namespace troupe::remote::server {
 
@@ -31,8 +32,9 @@ class completion_replies {
 
   /// Sends the reply to `sequence` once `event` (a reference, taken over) is over: on success
   /// the reply prefix, `fields`, then `data` (where the device writes); on failure its status.
+  /// `charge` (what `data` takes from the session's host memory quota) goes before the reply.
   void add(cl_event event, opcode op, std::uint32_t sequence, std::vector<std::byte> fields,
-           std::vector<std::byte> data);
+           std::vector<std::byte> data, session_quota::charge charge);
 
   /// Called back by OpenCL (through a token: see the .cpp): some event completed.
   void wake();
@@ -47,6 +49,7 @@ class completion_replies {
     std::vector<std::byte> fields;
     std::vector<std::byte> data;
     std::uint64_t token;
+    session_quota::charge charge;
   };
   void run();
   void send(const waiting& over, cl_int status);

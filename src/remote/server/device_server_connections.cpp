@@ -129,7 +129,9 @@ void device_server::state::open_session(stream_socket& socket, const frame_heade
     std::random_device random;
     std::array<std::uint64_t, 2> key{};
     for (auto& word : key) word = (std::uint64_t{random()} << 32) ^ random();
-    opened = std::make_shared<session>(next_session_++, key, &socket);
+    opened = std::make_shared<session>(
+        next_session_++, key, &socket, options_,
+        [this](const std::string& refusal) { log(log_level::warn, refusal); });
     sessions_[opened->id()] = {opened, &socket, {}};
   }
   serve_anchor(socket, opened);
@@ -290,14 +292,9 @@ void device_server::state::serve_requests(stream_socket& socket, std::shared_ptr
     serving in_progress(done);
     auto op = static_cast<opcode>(header.opcode);
     const bool wants_reply = (header.flags & flag_reply) != 0;
-    call c{*joined,
-           index,
-           reader(payload),
-           writer{},
-           payload,
-           {},
-           {},
-           wants_reply && (header.flags & flag_reply_on_completion) != 0,
+    call c{*joined,  index,   reader(payload),
+           writer{}, payload, {},
+           {},       {},      wants_reply && (header.flags & flag_reply_on_completion) != 0,
            nullptr};
     cl_int status = CL_SUCCESS;
     std::string message;
@@ -313,7 +310,8 @@ void device_server::state::serve_requests(stream_socket& socket, std::shared_ptr
     } catch (const decode_error&) {
       // Only expect_end() throws after a read enqueued: the device still writes its bytes.
       if (c.completion != nullptr) {
-        joined->hold_until_complete(c.completion, std::move(c.reply_data));
+        joined->hold_until_complete(c.completion, std::move(c.reply_data),
+                                    std::move(c.reply_charge));
         clReleaseEvent(c.completion);
       }
       throw;
@@ -324,10 +322,10 @@ void device_server::state::serve_requests(stream_socket& socket, std::shared_ptr
         // Answered by `later` once the read is over; this thread serves the next frame.
         std::span<const std::byte> fields = c.out.head();
         later.add(c.completion, op, header.sequence, {fields.begin(), fields.end()},
-                  std::move(c.reply_data));
+                  std::move(c.reply_data), std::move(c.reply_charge));
         continue;
       }
-      joined->hold_until_complete(c.completion, std::move(c.reply_data));
+      joined->hold_until_complete(c.completion, std::move(c.reply_data), std::move(c.reply_charge));
       clReleaseEvent(c.completion);
     }
     if (status != CL_SUCCESS) {
@@ -341,6 +339,7 @@ void device_server::state::serve_requests(stream_socket& socket, std::shared_ptr
     writer reply;
     reply.put<std::int32_t>(status).put<std::int32_t>(deferred).put_string(message);
     deferred = CL_SUCCESS;
+    c.reply_charge = {};  // given back before the reply: the client may ask again at once
     if (status == CL_SUCCESS) {
       reply.put_raw(c.out.head());
       reply.set_tail(c.reply_data.data(), c.reply_data.size());

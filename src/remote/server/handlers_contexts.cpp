@@ -83,9 +83,7 @@ void create_sub_devices(call& c) {
   std::vector<cl_device_id> created(count);
   check(clCreateSubDevices(device, properties.data(), count, created.data(), nullptr),
         "clCreateSubDevices");
-  std::vector<std::uint64_t> ids;
-  for (auto sub : created) ids.push_back(c.adopt(object_kind::device, sub));
-  c.out.put_array<std::uint64_t>(ids);
+  c.out.put_array<std::uint64_t>(c.adopt_all(object_kind::device, created));
 }
 
 void create_context(call& c) {

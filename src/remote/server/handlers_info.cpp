@@ -1,5 +1,8 @@
 // Every clGet*Info call: raw bytes, or handles turned into this session's ids.
+#include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "remote/protocol/info_handles.hpp"
 #include "remote/server/handlers.hpp"
@@ -7,6 +10,22 @@
 namespace troupe::remote::server {
 
 namespace {
+
+// A build the server refused (handlers_programs.cpp) reports the refusal as its log and fails
+// as a build does: OpenCL's own answers would tell of the build before it.
+std::optional<std::vector<std::byte>> refused_build_info(cl_object& program, cl_uint param) {
+  if (param != CL_PROGRAM_BUILD_LOG && param != CL_PROGRAM_BUILD_STATUS) return std::nullopt;
+  std::lock_guard lock(program.cache_mutex);
+  const std::string& log = program.refused_build_log;
+  if (log.empty()) return std::nullopt;
+  if (param == CL_PROGRAM_BUILD_STATUS) {
+    cl_build_status status = CL_BUILD_ERROR;
+    auto bytes = reinterpret_cast<const std::byte*>(&status);
+    return std::vector<std::byte>(bytes, bytes + sizeof status);
+  }
+  auto bytes = reinterpret_cast<const std::byte*>(log.c_str());
+  return std::vector<std::byte>(bytes, bytes + log.size() + 1);
+}
 
 // Calls the clGet*Info function of `query` once for the size and once for the value.
 std::vector<std::byte> query_info(call& c, info_query query, cl_uint param) {
@@ -19,10 +38,14 @@ std::vector<std::byte> query_info(call& c, info_query query, cl_uint param) {
       CL_INVALID_COMMAND_QUEUE, CL_INVALID_MEM_OBJECT, CL_INVALID_SAMPLER, CL_INVALID_PROGRAM,
       CL_INVALID_KERNEL,        CL_INVALID_EVENT};
   subject = c.object_by_id<void*>(subject_id, kind, invalid_for[static_cast<int>(kind)]);
+  cl_object& subject_object = *c.held.back();
   cl_device_id device = nullptr;
   if (query == info_query::program_build ||
       (query == info_query::kernel_work_group && extra != 0)) {
     device = c.object_by_id<cl_device_id>(extra, object_kind::device, CL_INVALID_DEVICE);
+  }
+  if (query == info_query::program_build) {
+    if (auto refused = refused_build_info(subject_object, param)) return std::move(*refused);
   }
   auto get = [&](std::size_t size, void* value, std::size_t* size_ret) -> cl_int {
     switch (query) {

@@ -1,9 +1,12 @@
 // Buffers, images and samplers: creating them, and the image formats a context supports.
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "remote/protocol/image_format.hpp"
 #include "remote/server/handlers.hpp"
+#include "remote/server/zero_fill.hpp"
 
 namespace troupe::remote::server {
 
@@ -64,6 +67,28 @@ void check_image_contents(const cl_image_format& format, const cl_image_desc& de
   }
 }
 
+// The bytes an image of `format` and `desc` takes at least, for the device memory quota; an
+// image on a buffer (1-D image buffers) takes none of its own.
+std::uint64_t image_bytes(const cl_image_format& format, const cl_image_desc& desc) {
+  if (desc.buffer != nullptr) return 0;
+  std::uint64_t bytes = image_element_size(format);
+  auto extent = [](std::size_t size) { return std::max<std::uint64_t>(size, 1); };
+  std::uint64_t layers = desc.image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ||
+                                 desc.image_type == CL_MEM_OBJECT_IMAGE2D_ARRAY
+                             ? extent(desc.image_array_size)
+                             : 1;
+  std::uint64_t height = desc.image_type == CL_MEM_OBJECT_IMAGE1D ||
+                                 desc.image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ||
+                                 desc.image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER
+                             ? 1
+                             : extent(desc.image_height);
+  std::uint64_t depth = desc.image_type == CL_MEM_OBJECT_IMAGE3D ? extent(desc.image_depth) : 1;
+  for (std::uint64_t factor : {extent(desc.image_width), height, depth, layers}) {
+    if (__builtin_mul_overflow(bytes, factor, &bytes)) return UINT64_MAX;  // refused by quota
+  }
+  return bytes;
+}
+
 }  // namespace
 
 namespace handlers {
@@ -87,9 +112,14 @@ void create_buffer(call& c) {
     flags |= CL_MEM_COPY_HOST_PTR;
     host = const_cast<std::byte*>(initial.data());
   }
+  // Counted before anything is allocated: a refused buffer costs the device nothing.
+  auto object = c.owner.quota().take(quota_resource::objects, 1, "clCreateBuffer");
+  auto memory = c.owner.quota().take(quota_resource::device_memory, size, "clCreateBuffer");
   cl_mem buffer = clCreateBuffer(context, flags, size, host, &status);
   check(status, "clCreateBuffer");
-  c.owner.add(id, object_kind::mem, buffer);
+  // Zeroed before the id names it: no request of the session sees what it held before.
+  if (host == nullptr) zero_fill(*c.held.front(), buffer);
+  c.owner.add(id, object_kind::mem, buffer, std::move(memory), std::move(object));
 }
 
 void create_sub_buffer(call& c) {
@@ -136,9 +166,14 @@ void create_image(call& c) {
     desc.image_row_pitch = 0;  // pitches describe host memory, which the server has none of
     desc.image_slice_pitch = 0;
   }
+  auto object = c.owner.quota().take(quota_resource::objects, 1, "clCreateImage");
+  auto memory = c.owner.quota().take(quota_resource::device_memory, image_bytes(format, desc),
+                                     "clCreateImage");
   cl_mem image = clCreateImage(context, flags, &format, &desc, host, &status);
   check(status, "clCreateImage");
-  c.owner.add(id, object_kind::mem, image);
+  // An image on a buffer shows the buffer's bytes, which were zeroed when it was made.
+  if (host == nullptr && desc.buffer == nullptr) zero_fill(*c.held.front(), image);
+  c.owner.add(id, object_kind::mem, image, std::move(memory), std::move(object));
 }
 
 void get_supported_image_formats(call& c) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "remote/server/build_refusals.hpp"
 #include "remote/server/handlers.hpp"
 
 namespace troupe::remote::server {
@@ -135,7 +136,7 @@ void check_sampler_argument(cl_object& kernel, cl_uint index) {
 
 // Bytes are a value: for a value or local argument, or a null buffer. Errors OpenCL reports
 // without looking at the value (no value, a wrong size) are left to it.
-void check_bytes_argument(cl_object& kernel, cl_uint index, bool has_value,
+void check_bytes_argument(call& c, cl_object& kernel, cl_uint index, bool has_value,
                           std::span<const std::byte> value) {
   if (!has_value || value.size() != sizeof(cl_mem)) return;
   bool null =
@@ -154,12 +155,72 @@ void check_bytes_argument(cl_object& kernel, cl_uint index, bool has_value,
       refuse_argument(CL_INVALID_SAMPLER, index, "takes a sampler by id, not bytes");
       return;
     case argument_kind::unknown:
-      // A buffer argument given bytes is told apart; an image or sampler argument cannot be
-      // without argument information, and is left to OpenCL.
-      if (!null && takes_buffer_or_local(kernel.as<cl_kernel>(), index)) {
-        refuse_argument(CL_INVALID_MEM_OBJECT, index, "takes a buffer by id, not bytes");
+      // Without argument information a buffer or local argument is told apart (OpenCL takes a
+      // null value for one). Any other could be an image or a sampler, which OpenCL reads the
+      // bytes of as a handle (a forged pointer), and the server cannot tell it from a value of
+      // the same size: refused.
+      if (takes_buffer_or_local(kernel.as<cl_kernel>(), index)) {
+        if (!null) refuse_argument(CL_INVALID_MEM_OBJECT, index, "takes a buffer by id, not bytes");
+        return;
       }
-      return;
+      c.owner.refuse(
+          CL_INVALID_ARG_VALUE,
+          "argument " + std::to_string(index) +
+              " got bytes of a handle's size, and its kernel has no argument information to tell "
+              "a value from an image or sampler, whose bytes would be read as a handle: build "
+              "the program from source");
+  }
+}
+
+// A program's source; empty for one made from binaries or built-in kernels.
+std::string program_source(cl_program program) {
+  std::size_t size = 0;
+  check(clGetProgramInfo(program, CL_PROGRAM_SOURCE, 0, nullptr, &size),
+        "clGetProgramInfo(CL_PROGRAM_SOURCE)");
+  std::string source(size, '\0');
+  if (size > 0) {
+    check(clGetProgramInfo(program, CL_PROGRAM_SOURCE, size, source.data(), nullptr),
+          "clGetProgramInfo(CL_PROGRAM_SOURCE)");
+  }
+  source.resize(std::strlen(source.c_str()));
+  return source;
+}
+
+// What a build or compile refuses to compile (build_refusals.hpp), and the codes it fails with.
+struct build_inputs {
+  const std::string& options;
+  const std::vector<cl_program>& headers;
+  const std::vector<std::string>& header_names;
+  cl_int options_refused;  // CL_INVALID_BUILD_OPTIONS or CL_INVALID_COMPILER_OPTIONS
+  cl_int source_refused;   // CL_BUILD_PROGRAM_FAILURE or CL_COMPILE_PROGRAM_FAILURE
+};
+
+// Refuses a build that could read the server's files: the program's build log says why until
+// its next build (handlers_info.cpp reports it), and the server's log names the session.
+void check_build_inputs(call& c, cl_object& program, const build_inputs& inputs) {
+  auto refuse = [&](cl_int code, const std::string& why) {
+    {
+      std::lock_guard lock(program.cache_mutex);
+      program.refused_build_log = "troupe-deviced refused this build: " + why + "\n";
+    }
+    c.owner.refuse(code, why);
+  };
+  {
+    std::lock_guard lock(program.cache_mutex);
+    program.refused_build_log.clear();
+  }
+  if (auto why = refused_build_option(inputs.options)) refuse(inputs.options_refused, *why);
+  for (const auto& name : inputs.header_names) {
+    if (auto why = refused_header_name(name)) refuse(CL_INVALID_VALUE, *why);
+  }
+  if (auto why =
+          refused_source_line(program_source(program.as<cl_program>()), inputs.header_names)) {
+    refuse(inputs.source_refused, "the program's source, " + *why);
+  }
+  for (std::size_t i = 0; i < inputs.headers.size(); ++i) {
+    if (auto why = refused_source_line(program_source(inputs.headers[i]), inputs.header_names)) {
+      refuse(inputs.source_refused, "input header '" + inputs.header_names[i] + "', " + *why);
+    }
   }
 }
 
@@ -215,8 +276,11 @@ void create_program_with_builtin_kernels(call& c) {
 
 void build_program(call& c) {
   auto program = c.object<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
+  cl_object& program_object = *c.held.back();
   auto listed = c.devices();
   auto options = c.in.get_string();
+  check_build_inputs(c, program_object,
+                     {options, {}, {}, CL_INVALID_BUILD_OPTIONS, CL_BUILD_PROGRAM_FAILURE});
   auto build = [&](const std::string& with) {
     return clBuildProgram(program, static_cast<cl_uint>(listed.size()),
                           listed.empty() ? nullptr : listed.data(), with.c_str(), nullptr, nullptr);
@@ -230,12 +294,16 @@ void build_program(call& c) {
 
 void compile_program(call& c) {
   auto program = c.object<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
+  cl_object& program_object = *c.held.back();
   auto listed = c.devices();
   auto options = c.in.get_string();
   auto headers = c.objects<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
   std::vector<std::string> names;
   std::vector<const char*> name_pointers;
   for (std::size_t i = 0; i < headers.size(); ++i) names.push_back(c.in.get_string());
+  check_build_inputs(
+      c, program_object,
+      {options, headers, names, CL_INVALID_COMPILER_OPTIONS, CL_COMPILE_PROGRAM_FAILURE});
   for (auto& name : names) name_pointers.push_back(name.c_str());
   auto compile = [&](const std::string& with) {
     return clCompileProgram(
@@ -256,6 +324,7 @@ void link_program(call& c) {
   auto listed = c.devices();
   auto options = c.in.get_string();
   auto inputs = c.objects<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
+  if (auto why = refused_build_option(options)) c.owner.refuse(CL_INVALID_LINKER_OPTIONS, *why);
   check_link_inputs(context, listed, inputs);
   auto link = [&](const std::string& with) {
     return clLinkProgram(context, static_cast<cl_uint>(listed.size()),
@@ -277,8 +346,9 @@ void link_program(call& c) {
 }
 
 void unload_platform_compiler(call& c) {
-  auto platform = c.object<cl_platform_id>(object_kind::platform, CL_INVALID_PLATFORM);
-  check(clUnloadPlatformCompiler(platform), "clUnloadPlatformCompiler");
+  // A hint for the whole process, which every session's builds share: one session's hint must
+  // not unload the compiler under another's. OpenCL lets the call do nothing.
+  c.object<cl_platform_id>(object_kind::platform, CL_INVALID_PLATFORM);
 }
 
 void create_kernel(call& c) {
@@ -301,7 +371,7 @@ void create_kernels_in_program(call& c) {
     std::vector<cl_kernel> kernels(count);
     check(clCreateKernelsInProgram(program, count, kernels.data(), nullptr),
           "clCreateKernelsInProgram");
-    for (auto kernel : kernels) ids.push_back(c.adopt(object_kind::kernel, kernel));
+    ids = c.adopt_all(object_kind::kernel, kernels);
   }
   c.out.put<std::uint32_t>(count);
   c.out.put_array<std::uint64_t>(ids);
@@ -328,7 +398,7 @@ void set_kernel_arg(call& c) {
       throw cl_failure{CL_INVALID_ARG_SIZE, "argument value of " + std::to_string(value.size()) +
                                                 " bytes for a size of " + std::to_string(size)};
     }
-    check_bytes_argument(kernel_object, index, has_value, value);
+    check_bytes_argument(c, kernel_object, index, has_value, value);
     // PoCL reads a pointer's worth of the value before it checks the size: pad the copy.
     std::vector<std::byte> padded(value.begin(), value.end());
     padded.resize(std::max(padded.size(), sizeof(cl_mem)));

@@ -35,6 +35,14 @@ incoming_bytes take_bytes(call& c) {
   return taken;
 }
 
+// A non-blocking write's bytes stay on the server until it completes: they count against the
+// session's host memory quota until then (the whole frame, which is what stays).
+session_quota::charge hold_for_write(call& c, bool blocking, const incoming_bytes& data,
+                                     const char* what) {
+  if (blocking) return {};
+  return c.owner.take_host_memory(data.owner.size(), what);
+}
+
 // The packed slice pitch of a region; 0 for a single slice, which NVIDIA requires of 2-D images.
 std::size_t image_slice_pitch(const triple& region, std::size_t element) {
   return region[2] > 1 ? region[0] * element * region[1] : 0;
@@ -69,6 +77,7 @@ void read_buffer(call& c, command& cmd) {
   auto offset = c.in.get<std::uint64_t>();
   auto size = c.in.get<std::uint64_t>();
   if (size > max_chunk) throw cl_failure{CL_INVALID_VALUE, "read over one chunk"};
+  c.reply_charge = c.owner.take_host_memory(size, "clEnqueueReadBuffer");
   c.reply_data.resize(size);
   cmd.finish(
       clEnqueueReadBuffer(cmd.queue(), buffer, cmd.blocking_read(), offset, size,
@@ -83,11 +92,12 @@ void write_buffer(call& c, command& cmd) {
   auto blocking = c.in.get<std::uint8_t>() != 0;
   auto offset = c.in.get<std::uint64_t>();
   auto data = take_bytes(c);
+  auto held = hold_for_write(c, blocking, data, "clEnqueueWriteBuffer");
   cmd.finish(clEnqueueWriteBuffer(cmd.queue(), buffer, blocking ? CL_TRUE : CL_FALSE, offset,
                                   data.bytes.size(), data.bytes.data(), cmd.wait_count(),
                                   cmd.wait_list(), cmd.event()),
              "clEnqueueWriteBuffer");
-  if (!blocking) cmd.keep_until_complete(std::move(data.owner));
+  if (!blocking) cmd.keep_until_complete(std::move(data.owner), std::move(held));
 }
 
 void read_buffer_rect(call& c, command& cmd) {
@@ -98,6 +108,7 @@ void read_buffer_rect(call& c, command& cmd) {
   auto slice_pitch = c.in.get<std::uint64_t>();
   auto size = region_bytes(region, 1);
   if (size > max_chunk) throw cl_failure{CL_INVALID_VALUE, "rect read over one chunk"};
+  c.reply_charge = c.owner.take_host_memory(size, "clEnqueueReadBufferRect");
   c.reply_data.resize(size);
   triple host_origin{0, 0, 0};
   // Packed on the host side: the client scatters rows into its own pitches.
@@ -123,13 +134,14 @@ void write_buffer_rect(call& c, command& cmd) {
                                            " bytes for its region"};
   }
   triple host_origin{0, 0, 0};
+  auto held = hold_for_write(c, blocking, data, "clEnqueueWriteBufferRect");
   cmd.finish(
       clEnqueueWriteBufferRect(cmd.queue(), buffer, blocking ? CL_TRUE : CL_FALSE, origin.data(),
                                host_origin.data(), region.data(), row_pitch, slice_pitch, region[0],
                                region[0] * region[1], data.bytes.data(), cmd.wait_count(),
                                cmd.wait_list(), cmd.event()),
       "clEnqueueWriteBufferRect");
-  if (!blocking) cmd.keep_until_complete(std::move(data.owner));
+  if (!blocking) cmd.keep_until_complete(std::move(data.owner), std::move(held));
 }
 
 void fill_buffer(call& c, command& cmd) {
@@ -175,6 +187,7 @@ void read_image(call& c, command& cmd) {
   auto element = image_element_size(image);
   auto size = region_bytes(region, element);
   if (size > max_chunk) throw cl_failure{CL_INVALID_VALUE, "image read over one chunk"};
+  c.reply_charge = c.owner.take_host_memory(size, "clEnqueueReadImage");
   c.reply_data.resize(size);
   cmd.finish(
       clEnqueueReadImage(cmd.queue(), image, cmd.blocking_read(), origin.data(), region.data(),
@@ -196,12 +209,13 @@ void write_image(call& c, command& cmd) {
     throw cl_failure{CL_INVALID_VALUE, "image write with " + std::to_string(data.bytes.size()) +
                                            " bytes for its region"};
   }
+  auto held = hold_for_write(c, blocking, data, "clEnqueueWriteImage");
   cmd.finish(
       clEnqueueWriteImage(cmd.queue(), image, blocking ? CL_TRUE : CL_FALSE, origin.data(),
                           region.data(), region[0] * element, image_slice_pitch(region, element),
                           data.bytes.data(), cmd.wait_count(), cmd.wait_list(), cmd.event()),
       "clEnqueueWriteImage");
-  if (!blocking) cmd.keep_until_complete(std::move(data.owner));
+  if (!blocking) cmd.keep_until_complete(std::move(data.owner), std::move(held));
 }
 
 void fill_image(call& c, command& cmd) {

@@ -47,6 +47,7 @@ cl_object::~cl_object() {
       clReleaseDevice(as<cl_device_id>());
       break;
     case object_kind::context:
+      if (zero_queue != nullptr) clReleaseCommandQueue(zero_queue);
       clReleaseContext(as<cl_context>());
       break;
     case object_kind::queue:
@@ -105,11 +106,17 @@ void retain_handle(object_kind kind, void* handle) {
   }
 }
 
-session::session(std::uint64_t id, std::array<std::uint64_t, 2> key, stream_socket* anchor)
-    : id_(id), key_(key), anchor_(anchor) {}
+session::session(std::uint64_t id, std::array<std::uint64_t, 2> key, stream_socket* anchor,
+                 const server_options& options, session_quota::logger log)
+    : id_(id), key_(key), quota_(id, options, std::move(log)), anchor_(anchor) {}
 
-void session::add(std::uint64_t id, object_kind kind, void* handle) {
-  auto object = std::make_shared<cl_object>(kind, handle);
+void session::add(std::uint64_t id, object_kind kind, void* handle, session_quota::charge memory,
+                  session_quota::charge object_charge) {
+  auto object = std::make_shared<cl_object>(kind, handle);  // released if refused below
+  object->memory_charge = std::move(memory);
+  object->object_charge = object_charge.amount() != 0
+                              ? std::move(object_charge)
+                              : quota_.take(quota_resource::objects, 1, "a new object");
   std::lock_guard lock(mutex_);
   if (id == 0 || id >= first_server_id) {
     throw cl_failure{CL_INVALID_VALUE, "new " + std::string(to_string(kind)) + " id " +
@@ -139,9 +146,12 @@ std::uint64_t session::id_for(object_kind kind, void* handle) {
   if (auto known = ids_by_handle_.find(handle); known != ids_by_handle_.end()) {
     return known->second;
   }
+  auto charge = quota_.take(quota_resource::objects, 1, "an object the server found");
   retain_handle(kind, handle);
   std::uint64_t id = next_server_id_++;
-  objects_.emplace(id, std::make_shared<cl_object>(kind, handle));
+  auto object = std::make_shared<cl_object>(kind, handle);
+  object->object_charge = std::move(charge);
+  objects_.emplace(id, std::move(object));
   ids_by_handle_.emplace(handle, id);
   return id;
 }
@@ -214,21 +224,39 @@ void session::clear() {
   }
 }
 
-void session::hold_until_complete(cl_event event, std::vector<std::byte> bytes) {
+std::vector<session::held_command> session::take_finished() {
+  std::vector<held_command> finished;
+  std::erase_if(held_, [&](held_command& held) {
+    cl_int status = CL_QUEUED;
+    clGetEventInfo(held.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+    if (status > CL_COMPLETE) return false;  // failed ones (< 0) are over too
+    finished.push_back(std::move(held));
+    return true;
+  });
+  return finished;
+}
+
+session_quota::charge session::take_host_memory(std::uint64_t bytes, const char* what) {
+  if (auto taken = quota_.try_take(quota_resource::host_memory, bytes)) return std::move(*taken);
+  std::vector<held_command> finished;  // released outside the lock
+  {
+    std::lock_guard lock(mutex_);
+    finished = take_finished();
+  }
+  for (auto& done : finished) clReleaseEvent(done.event);
+  finished.clear();
+  return quota_.take(quota_resource::host_memory, bytes, what);
+}
+
+void session::hold_until_complete(cl_event event, std::vector<std::byte> bytes,
+                                  session_quota::charge charge) {
   clRetainEvent(event);
   std::vector<held_command> finished;  // released outside the lock
   {
     std::lock_guard lock(mutex_);
-    std::erase_if(held_, [&](held_command& held) {
-      cl_int status = CL_QUEUED;
-      clGetEventInfo(held.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
-                     nullptr);
-      if (status > CL_COMPLETE) return false;  // failed ones (< 0) are over too
-      finished.push_back(std::move(held));
-      return true;
-    });
+    finished = take_finished();
     if (!closed_) {
-      held_.push_back({event, std::move(bytes)});
+      held_.push_back({event, std::move(bytes), std::move(charge)});
       event = nullptr;
     }
   }

@@ -17,6 +17,7 @@
 
 #include "remote/protocol/opcode.hpp"
 #include "remote/protocol/socket.hpp"
+#include "remote/server/session_quota.hpp"
 
 namespace troupe::remote::server {
 
@@ -44,6 +45,15 @@ class cl_object {
   /// Values are kind_of_argument's, -1 where not found yet; guarded by `cache_mutex`.
   std::mutex cache_mutex;
   std::vector<int> argument_kinds;
+  /// Programs: the log of a build the server refused (build_refusals.hpp), reported in place of
+  /// OpenCL's until the next build; guarded by `cache_mutex`.
+  std::string refused_build_log;
+  /// Contexts: the server's own queue that zeroes new memory objects, made at the first;
+  /// guarded by `cache_mutex`.
+  cl_command_queue zero_queue = nullptr;
+  /// What the object takes from its session's quotas, given back when it goes.
+  session_quota::charge object_charge;
+  session_quota::charge memory_charge;
 
  private:
   object_kind kind_;
@@ -56,14 +66,25 @@ void retain_handle(object_kind kind, void* handle);
 
 class session : public std::enable_shared_from_this<session> {
  public:
-  session(std::uint64_t id, std::array<std::uint64_t, 2> key, stream_socket* anchor);
+  /// A session bound by the quotas of `options`, which logs its refusals to `log`.
+  session(std::uint64_t id, std::array<std::uint64_t, 2> key, stream_socket* anchor,
+          const server_options& options, session_quota::logger log);
 
   [[nodiscard]] std::uint64_t id() const { return id_; }
   [[nodiscard]] const std::array<std::uint64_t, 2>& key() const { return key_; }
+  /// What the session may hold, and what it holds now.
+  [[nodiscard]] session_quota& quota() { return quota_; }
+  /// Refuses a request of this session: logs `message` with the session's id and throws
+  /// cl_failure{code, message}.
+  [[noreturn]] void refuse(cl_int code, const std::string& message) const {
+    quota_.refuse(code, message);
+  }
 
-  /// Registers an object the client named `id`; the table takes over one reference. A reused,
-  /// zero or server-range id is refused (the object is released).
-  void add(std::uint64_t id, object_kind kind, void* handle);
+  /// Registers an object the client named `id`; the table takes over one reference and the
+  /// charges. Without an object charge it takes one itself. A reused, zero or server-range id,
+  /// or one past the object quota, is refused (the object is released).
+  void add(std::uint64_t id, object_kind kind, void* handle, session_quota::charge memory = {},
+           session_quota::charge object = {});
   /// The object named `id`; a missing id or one of another kind fails with `invalid`.
   object_ref find(std::uint64_t id, object_kind kind, cl_int invalid) const;
   /// The id of an object the server found (an info query, a platform list); registers it with
@@ -78,7 +99,11 @@ class session : public std::enable_shared_from_this<session> {
   /// waits for fail; and it calls no callback for a command that fails, so a non-blocking
   /// write's bytes cannot be freed by one. Finished entries go at the next call, the rest when
   /// the session closes.
-  void hold_until_complete(cl_event event, std::vector<std::byte> bytes = {});
+  void hold_until_complete(cl_event event, std::vector<std::byte> bytes = {},
+                           session_quota::charge charge = {});
+  /// Takes `bytes` from the host memory quota for `what`, after letting go of the held
+  /// commands that are over (so a finished write never counts against the next one).
+  session_quota::charge take_host_memory(std::uint64_t bytes, const char* what);
   /// Keeps a user event the client created until the session closes, which fails it if the
   /// client never set it (released or not): then every command of the session can end.
   void track_user_event(cl_event event);
@@ -110,7 +135,11 @@ class session : public std::enable_shared_from_this<session> {
   struct held_command {
     cl_event event;
     std::vector<std::byte> bytes;
+    session_quota::charge charge;
   };
+  // Takes the finished held commands out (called under mutex_), to be released outside it.
+  std::vector<held_command> take_finished();
+  session_quota quota_;
   std::vector<held_command> held_;     // see hold_until_complete()
   std::vector<cl_event> user_events_;  // see track_user_event()
   bool closed_ = false;                // see clear()
