@@ -131,7 +131,7 @@ void device_server::state::open_session(stream_socket& socket, const frame_heade
     for (auto& word : key) word = (std::uint64_t{random()} << 32) ^ random();
     opened = std::make_shared<session>(
         next_session_++, key, &socket, options_,
-        [this](const std::string& refusal) { log(log_level::warn, refusal); });
+        [this](const std::string& reason) { log(log_level::warn, reason); });
     sessions_[opened->id()] = {opened, &socket, {}};
   }
   serve_anchor(socket, opened);
