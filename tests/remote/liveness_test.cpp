@@ -19,6 +19,7 @@
 #include "clients.hpp"
 #include "deviced_process.hpp"
 #include "icd_vendors.hpp"
+#include "platforms.hpp"
 #include "temp_directory.hpp"
 
 namespace troupe::remote_test {
@@ -38,34 +39,6 @@ std::uint16_t free_port() {
   }
   ::close(fd);
   return ntohs(address.sin_port);
-}
-
-// The platforms this host serves: those this process's loader lists (the system's vendors; no
-// troupe driver is registered here), by name.
-std::vector<std::string> local_platform_names() {
-  cl_uint count = 0;
-  if (clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS) return {};
-  std::vector<cl_platform_id> platforms(count);
-  clGetPlatformIDs(count, platforms.data(), nullptr);
-  std::vector<std::string> names;
-  for (auto platform : platforms) {
-    char name[1024] = {};
-    clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, nullptr);
-    names.emplace_back(name);
-  }
-  return names;
-}
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find('\n', at);
-    if (end == std::string::npos) end = text.size();
-    out.push_back(text.substr(at, end - at));
-    at = end + 1;
-  }
-  return out;
 }
 
 // A troupe-deviced on a port chosen here, whose own loader has troupe's driver registered next
@@ -95,7 +68,7 @@ deviced_process start_with_driver(std::uint16_t port, const std::string& hosts,
 }
 
 TEST(remote_liveness, a_server_with_the_driver_and_itself_in_its_hostfile_serves_its_platforms) {
-  const auto names = local_platform_names();
+  const auto names = platform_names();
   ASSERT_FALSE(names.empty()) << "this host has no OpenCL platform to serve";
   temp_directory directory;
   const std::uint16_t port = free_port();
@@ -104,12 +77,12 @@ TEST(remote_liveness, a_server_with_the_driver_and_itself_in_its_hostfile_serves
   clients helpers;
   std::string output;
   ASSERT_EQ(helpers.run(server.endpoint(), {"platform-names"}, &output), 0) << output;
-  EXPECT_EQ(lines(output), names) << "a server lists exactly its host's own platforms";
+  EXPECT_EQ(lines_of(output), names) << "a server lists exactly its host's own platforms";
   ASSERT_EQ(helpers.run(server.endpoint(), {"check-loop", "3"}, &output), 0) << output;
 }
 
 TEST(remote_liveness, two_servers_that_name_each_other_serve_only_their_own_platforms) {
-  const auto names = local_platform_names();
+  const auto names = platform_names();
   ASSERT_FALSE(names.empty()) << "this host has no OpenCL platform to serve";
   temp_directory directory;
   const std::uint16_t first_port = free_port();
@@ -125,7 +98,7 @@ TEST(remote_liveness, two_servers_that_name_each_other_serve_only_their_own_plat
     SCOPED_TRACE(server->endpoint());
     std::string output;
     ASSERT_EQ(helpers.run(server->endpoint(), {"platform-names"}, &output), 0) << output;
-    EXPECT_EQ(lines(output), names);
+    EXPECT_EQ(lines_of(output), names);
     ASSERT_EQ(helpers.run(server->endpoint(), {"check-loop", "2"}, &output), 0) << output;
   }
 }

@@ -6,40 +6,14 @@
 #include <vector>
 
 #include "clients.hpp"
+#include "platforms.hpp"
 
 namespace troupe::remote_test {
 namespace {
 
-// The names of the platforms an in-process server serves: this process's (no troupe driver is
-// registered here).
-std::vector<std::string> served_names() {
-  cl_uint count = 0;
-  if (clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS) return {};
-  std::vector<cl_platform_id> platforms(count);
-  clGetPlatformIDs(count, platforms.data(), nullptr);
-  std::vector<std::string> names;
-  for (auto platform : platforms) {
-    char name[1024] = {};
-    clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, nullptr);
-    names.emplace_back(name);
-  }
-  return names;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  for (std::size_t at = 0; at < text.size();) {
-    std::size_t end = text.find('\n', at);
-    if (end == std::string::npos) end = text.size();
-    out.push_back(text.substr(at, end - at));
-    at = end + 1;
-  }
-  return out;
-}
-
 TEST(remote_platform_name, is_the_servers_own_by_default) {
   auto server = serve();
-  const auto names = served_names();
+  const auto names = platform_names();
   ASSERT_FALSE(names.empty()) << "this host has no OpenCL platform to serve";
   clients helpers;
   std::string output;
@@ -55,7 +29,7 @@ TEST(remote_platform_name, is_the_servers_own_by_default) {
 
 TEST(remote_platform_name, carries_the_servers_address_when_asked) {
   auto server = serve();
-  auto expected = served_names();
+  auto expected = platform_names();
   ASSERT_FALSE(expected.empty()) << "this host has no OpenCL platform to serve";
   for (auto& name : expected) name += " (troupe @ " + endpoint(*server) + ")";
   clients helpers;

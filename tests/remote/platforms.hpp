@@ -21,6 +21,27 @@ inline std::vector<cl_platform_id> all_platforms() {
   return platforms;
 }
 
+/// The names of the platforms this process's loader lists, in its order: what a server run
+/// with the same loader serves (no troupe driver is registered in the test processes).
+inline std::vector<std::string> platform_names() {
+  std::vector<std::string> names;
+  for (auto platform : all_platforms())
+    names.push_back(info_string(clGetPlatformInfo, platform, CL_PLATFORM_NAME));
+  return names;
+}
+
+/// `text` split at its newlines, the last line with or without one.
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
 /// Where troupe serves `platform` from ("host:port"), or "" for a platform of another vendor:
 /// only troupe's driver knows the query (cl_troupe_remote).
 inline std::string remote_endpoint(cl_platform_id platform) {
