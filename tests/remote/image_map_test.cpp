@@ -8,6 +8,7 @@
 #include "cl_checks.hpp"
 #include "cl_info.hpp"
 #include "cl_ref.hpp"
+#include "image_fixture.hpp"
 #include "remote_fixture.hpp"
 #include "side.hpp"
 
@@ -122,16 +123,8 @@ mapped_pitches map_and_check(const side& s, const image_shape& shape, const std:
   return got;
 }
 
-class remote_image_map : public remote_test {
+class remote_image_map : public remote_image {
  protected:
-  void SetUp() override {
-    remote_test::SetUp();
-    if (HasFatalFailure()) return;
-    if (!info<cl_bool>(clGetDeviceInfo, remote.device, CL_DEVICE_IMAGE_SUPPORT)) {
-      GTEST_SKIP() << "the remote device has no image support";
-    }
-  }
-
   // Maps the same region of the same image on both sides and checks the pitches.
   void check(const image_shape& shape, const std::size_t* origin, const std::size_t* region) {
     SCOPED_TRACE(std::string(shape.name) + ", region " + std::to_string(region[0]) + "x" +

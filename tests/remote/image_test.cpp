@@ -9,6 +9,7 @@
 #include "cl_info.hpp"
 #include "cl_objects.hpp"
 #include "cl_ref.hpp"
+#include "image_fixture.hpp"
 #include "remote_fixture.hpp"
 #include "side.hpp"
 
@@ -55,17 +56,6 @@ std::vector<unsigned char> read_image(const side& s, cl_mem image) {
                                nullptr, nullptr));
   return pixels;
 }
-
-class remote_image : public remote_test {
- protected:
-  void SetUp() override {
-    remote_test::SetUp();
-    if (HasFatalFailure()) return;
-    if (!info<cl_bool>(clGetDeviceInfo, remote.device, CL_DEVICE_IMAGE_SUPPORT)) {
-      GTEST_SKIP() << "the remote device has no image support";
-    }
-  }
-};
 
 TEST_F(remote_image, formats_and_info_match_the_local_device) {
   auto formats = [](const side& s) {
