@@ -2,10 +2,12 @@
 // read the server's files, forged image and sampler handles are refused, and one session's
 // compiler unload does not reach another's builds.
 #include <CL/cl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -101,9 +103,8 @@ TEST_F(remote_isolation, build_options_that_could_read_server_files_are_refused_
   std::ofstream(headers.path() / "secret.h") << "#define SECRET 42\n";
   const std::string folder = headers.path().string();
   // Each option string, and the option its build log must name.
+  // (-I names the client's folders, whose files the driver sends: see the -I tests below.)
   const std::vector<std::pair<std::string, std::string>> refused = {
-      {"-I" + folder, "-I" + folder},
-      {"-I " + folder, "-I"},
       {"-isystem " + folder, "-isystem"},
       {"-iquote " + folder, "-iquote"},
       {"-idirafter " + folder, "-idirafter"},
@@ -114,7 +115,8 @@ TEST_F(remote_isolation, build_options_that_could_read_server_files_are_refused_
       {"-Wp,-include," + folder + "/secret.h", "-Wp,-include,"},
       {"-cl-std=CL1.2 " + folder + "/secret.h", folder + "/secret.h"},
       {"@" + folder + "/secret.h", "@" + folder},
-      {"-D X -I" + folder, "-I" + folder},
+      {"-D X -isystem" + folder, "-isystem" + folder},
+      {"-I" + folder + " -iquote " + folder, "-iquote"},
       {"-DSAFE " + folder, folder},
   };
   for (const auto& [options, named] : refused) {
@@ -177,6 +179,16 @@ TEST_F(remote_isolation, sources_that_could_read_server_files_are_refused_with_a
   }
   // Include-like text in comments and strings is no directive, and an input header given to
   // clCompileProgram is what its name includes.
+  // A relative name is looked for beside the source too, which for a source given as text is
+  // the server's working folder: troupe-deviced's is an empty one of its own, not the folder it
+  // was started in (this test's).
+  const std::string beside = "troupe-isolation-beside-" + std::to_string(::getpid()) + ".h";
+  std::ofstream(beside) << "#define SECRET 4242\n";
+  auto nearby = from_source(first, "#include \"" + beside + "\"\n" + kernel);
+  EXPECT_EQ(clBuildProgram(nearby, 1, &first.device, "", nullptr, nullptr),
+            CL_BUILD_PROGRAM_FAILURE);
+  EXPECT_EQ(build_log(nearby, first.device).find("4242"), std::string::npos);
+  std::filesystem::remove(beside);
   auto harmless = build_program(first, "// #include " + quoted + "\n/* #include " + quoted +
                                            " */\n#define SECRET 7\n" + kernel);
   EXPECT_NE(harmless.get(), nullptr);
@@ -192,6 +204,80 @@ TEST_F(remote_isolation, sources_that_could_read_server_files_are_refused_with_a
   EXPECT_EQ(clCompileProgram(escaping, 1, &first.device, "", 1, header_programs, bad_names, nullptr,
                              nullptr),
             CL_INVALID_VALUE);
+}
+
+// Runs `program`'s kernel k(__global int*) once on `s` and gives what it wrote.
+cl_int run_once(const side& s, cl_program program) {
+  auto kernel = make_kernel(program, "k");
+  auto out = make_buffer(s.context, sizeof(cl_int));
+  EXPECT_CL(set_arg(kernel, 0, out.get()));
+  const std::size_t one = 1;
+  EXPECT_CL(
+      clEnqueueNDRangeKernel(s.queue, kernel, 1, nullptr, &one, nullptr, 0, nullptr, nullptr));
+  cl_int value = -1;
+  EXPECT_CL(
+      clEnqueueReadBuffer(s.queue, out, CL_TRUE, 0, sizeof value, &value, 0, nullptr, nullptr));
+  return value;
+}
+
+// The test's working folder, for the duration of one test.
+class working_folder {
+ public:
+  explicit working_folder(const std::filesystem::path& path)
+      : before_(std::filesystem::current_path()) {
+    std::filesystem::current_path(path);
+  }
+  working_folder(const working_folder&) = delete;
+  working_folder& operator=(const working_folder&) = delete;
+  ~working_folder() { std::filesystem::current_path(before_); }
+
+ private:
+  std::filesystem::path before_;
+};
+
+TEST_F(remote_isolation, minus_i_folders_are_the_clients_and_searched_as_a_compiler_does) {
+  // Relative folders, from the client's working folder: the server, working in an empty
+  // folder of its own, could not find them; only the files the driver sends can be found.
+  temp_directory client;
+  working_folder inside(client.path());
+  std::filesystem::create_directories("first/sub");
+  std::filesystem::create_directories("second folder");
+  std::ofstream("first/value.h") << "#define VALUE 42\n";
+  std::ofstream("first/sub/inner.h") << "#include \"leaf.h\"\n";  // beside inner.h
+  std::ofstream("first/sub/leaf.h") << "#define LEAF 5\n";
+  std::ofstream("second folder/value.h") << "#define VALUE 99\n";  // hidden by first/
+  std::ofstream("second folder/only_second.h") << "#define ONLY_SECOND 7\n";
+  const std::string source =
+      "#include \"value.h\"\n#include <sub/inner.h>\n#include \"only_second.h\"\n"
+      "#ifdef NEVER\n#include <stddef.h>\n#endif\n"
+      "__kernel void k(__global int* x) { x[0] = VALUE + 1000 * LEAF + 100000 * ONLY_SECOND; }\n";
+  auto program = build_program(first, source, "-Dunused -I first -I\"second folder\" -w");
+  ASSERT_NE(program.get(), nullptr);
+  EXPECT_EQ(run_once(first, program), 42 + 1000 * 5 + 100000 * 7);
+  // clCompileProgram takes -I folders as clBuildProgram does.
+  auto compiled = from_source(first, source);
+  EXPECT_CL(clCompileProgram(compiled, 1, &first.device, "-Ifirst -I \"second folder\"", 0, nullptr,
+                             nullptr, nullptr, nullptr));
+  // An include found in no folder fails the build as the compiler fails it, with its log.
+  auto missing = from_source(first, "#include \"nowhere.h\"\n" + std::string(small_kernel));
+  EXPECT_EQ(clBuildProgram(missing, 1, &first.device, "-I first", nullptr, nullptr),
+            CL_BUILD_PROGRAM_FAILURE);
+  EXPECT_NE(build_log(missing, first.device).find("nowhere.h"), std::string::npos);
+  // A file sent from a folder is held to the source's rules.
+  std::ofstream("first/escape.h") << "#include \"/etc/hostname\"\n";
+  auto escaping = from_source(first, "#include \"escape.h\"\n" + std::string(small_kernel));
+  EXPECT_EQ(clBuildProgram(escaping, 1, &first.device, "-I first", nullptr, nullptr),
+            CL_BUILD_PROGRAM_FAILURE);
+  auto log = build_log(escaping, first.device);
+  EXPECT_NE(log.find("refused"), std::string::npos) << log;
+  EXPECT_NE(log.find("escape.h"), std::string::npos) << log;
+  // More than the server takes in one build fails it, saying so.
+  std::ofstream("first/huge.h") << std::string(std::size_t{33} << 20, ' ');
+  auto huge = from_source(first, "#include \"huge.h\"\n" + std::string(small_kernel));
+  EXPECT_EQ(clBuildProgram(huge, 1, &first.device, "-I first", nullptr, nullptr),
+            CL_INVALID_BUILD_OPTIONS);
+  log = build_log(huge, first.device);
+  EXPECT_NE(log.find("-I folders hold more than"), std::string::npos) << log;
 }
 
 TEST_F(remote_isolation, bytes_for_an_image_or_sampler_without_argument_info_are_refused) {

@@ -1,5 +1,6 @@
 // troupe-deviced: serves this host's OpenCL devices to troupe's ICD driver on other hosts.
 #include <sys/resource.h>
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <cerrno>
@@ -7,6 +8,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <thread>
@@ -42,6 +44,30 @@ void raise_open_file_limit(troupe::remote::server::log_level level) {
                  static_cast<unsigned long long>(limit.rlim_cur));
   }
 }
+
+// The compilers run in this process and look for a relative #include beside the source too,
+// which for a source given as text is the working folder. An empty folder of the daemon's own
+// makes that find nothing (build_refusals.hpp); it is removed when the daemon ends.
+class empty_working_folder {
+ public:
+  empty_working_folder() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "troupe-deviced-cwd-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr || ::chdir(pattern.c_str()) != 0) {
+      throw std::runtime_error("cannot make and enter an empty working folder " + pattern + ": " +
+                               std::strerror(errno));
+    }
+    path_ = pattern;
+  }
+  empty_working_folder(const empty_working_folder&) = delete;
+  empty_working_folder& operator=(const empty_working_folder&) = delete;
+  ~empty_working_folder() {
+    if (::chdir("/") == 0) ::rmdir(path_.c_str());
+  }
+
+ private:
+  std::string path_;
+};
 
 }  // namespace
 
@@ -113,6 +139,7 @@ int main(int argc, char** argv) {
     options.idle_timeout = std::chrono::seconds(idle_s);
     if (!token_file.empty()) options.token = read_token(token_file);
     raise_open_file_limit(options.level);
+    empty_working_folder working_folder;  // after every path of the command line is read
     // Signals are taken by one thread with sigwait, so that stopping is not done in a handler.
     sigset_t signals;
     sigemptyset(&signals);

@@ -1,5 +1,6 @@
 // Programs and kernels.
 #include "remote/icd/api_support.hpp"
+#include "remote/icd/client_includes.hpp"
 
 using namespace troupe::remote;
 using namespace troupe::remote::icd;
@@ -22,6 +23,20 @@ bool valid_device_list(const server_connection* server, cl_uint num_devices,
     if (!valid(devices[i], object_kind::device) || devices[i]->server != server) return false;
   }
   return true;
+}
+
+// The options without -I, then the files the sources include from the -I folders
+// (client_includes.hpp), as build_program and compile_program read them.
+void put_options_and_includes(request& to, const char* options,
+                              const std::vector<std::string_view>& sources) {
+  auto includes = gather_client_includes(options != nullptr ? options : "", sources);
+  to.fields.put_string(includes.options);
+  to.fields.put<std::uint8_t>(includes.over_limit ? 1 : 0);
+  to.fields.put<std::uint32_t>(static_cast<std::uint32_t>(includes.folders.size()));
+  for (const auto& folder : includes.folders) {
+    to.fields.put<std::uint32_t>(static_cast<std::uint32_t>(folder.size()));
+    for (const auto& [name, contents] : folder) to.fields.put_string(name).put_string(contents);
+  }
 }
 
 // OpenCL lets a build callback run on another thread; here it runs once the reply is in.
@@ -55,7 +70,9 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithSource(cl_context context
   if (cl_int status = creating.call(*context->server, answer); status != CL_SUCCESS) {
     return fail(errcode_ret, status);
   }
-  return new_program(context, id, errcode_ret);
+  cl_program program = new_program(context, id, errcode_ret);
+  program->source = std::move(source);
+  return program;
 }
 
 CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBinary(
@@ -130,7 +147,7 @@ CL_API_ENTRY cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_d
   request building(opcode::build_program);
   building.object(program);
   building.objects(device_list, num_devices);
-  building.fields.put_string(options != nullptr ? options : "");
+  put_options_and_includes(building, options, {program->source});
   reply answer;
   cl_int status = building.call(*program->server, answer);
   if (pfn_notify != nullptr) pfn_notify(program, user_data);
@@ -158,7 +175,9 @@ CL_API_ENTRY cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num
   request compiling(opcode::compile_program);
   compiling.object(program);
   compiling.objects(device_list, num_devices);
-  compiling.fields.put_string(options != nullptr ? options : "");
+  std::vector<std::string_view> sources{program->source};
+  for (cl_uint i = 0; i < num_input_headers; ++i) sources.emplace_back(input_headers[i]->source);
+  put_options_and_includes(compiling, options, sources);
   compiling.objects(input_headers, num_input_headers);
   for (cl_uint i = 0; i < num_input_headers; ++i)
     compiling.fields.put_string(header_include_names[i]);

@@ -122,6 +122,7 @@ struct _cl_sampler : troupe::remote::icd::remote_object {
 struct _cl_program : troupe::remote::icd::remote_object {
   using remote_object::remote_object;
   cl_context context = nullptr;
+  std::string source;  ///< of a program made from source: where its -I includes are found
 };
 
 struct _cl_kernel : troupe::remote::icd::remote_object {

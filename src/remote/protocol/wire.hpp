@@ -21,7 +21,7 @@ static_assert(std::endian::native == std::endian::little,
 /// "TRPE", the first field of every handshake.
 inline constexpr std::uint32_t protocol_magic = 0x45505254;
 /// Bumped on any change to a frame's layout; client and server must agree exactly.
-inline constexpr std::uint16_t protocol_version = 3;
+inline constexpr std::uint16_t protocol_version = 4;
 /// Largest payload of a frame before the handshake: a handshake is a few hundred bytes.
 inline constexpr std::uint32_t max_handshake_payload = 4096;
 /// Largest bulk field of a frame (a read's reply, a write's data, an info value).
@@ -30,6 +30,10 @@ inline constexpr std::uint32_t max_chunk = 64u << 20;
 /// to the device while the next is still on the wire.
 inline constexpr std::uint32_t transfer_piece = 8u << 20;
 inline constexpr std::uint32_t max_frame_payload = max_chunk + 64 * 1024;
+/// What a build may send of the client's -I folders (the files its sources include): it
+/// crosses in the build's frame, and the server writes it to disk for the compiler.
+inline constexpr std::uint32_t max_include_files = 4096;
+inline constexpr std::uint32_t max_include_bytes = 32u << 20;
 
 /// Header flag: the sender waits for a reply frame. Without it, the call is pipelined and a
 /// failure is kept as the connection's deferred error.

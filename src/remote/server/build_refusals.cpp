@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 #include <initializer_list>
+#include <vector>
 
 namespace troupe::remote::server {
 
@@ -89,8 +90,7 @@ spliced_source splice(std::string_view source) {
 }
 
 // A directive that could read a file, if `line` (comments gone) is one: why it is refused.
-std::optional<std::string> refused_directive(std::string_view line,
-                                             const std::vector<std::string>& headers) {
+std::optional<std::string> refused_directive(std::string_view line) {
   std::size_t at = 0;
   auto skip_spaces = [&] {
     while (at < line.size() && is_space(line[at])) ++at;
@@ -114,16 +114,20 @@ std::optional<std::string> refused_directive(std::string_view line,
   skip_spaces();
   std::string_view rest = line.substr(at);
   while (!rest.empty() && is_space(rest.back())) rest.remove_suffix(1);
-  if (directive == "include" && rest.size() >= 2 && rest.front() == '"' && rest.back() == '"') {
-    std::string name(rest.substr(1, rest.size() - 2));
-    if (name.find('"') == std::string::npos && !refused_header_name(name) &&
-        std::find(headers.begin(), headers.end(), name) != headers.end()) {
-      return std::nullopt;  // one of the client's input headers
+  if (directive != "embed" && rest.size() >= 2 &&
+      ((rest.front() == '"' && rest.back() == '"') ||
+       (rest.front() == '<' && rest.back() == '>'))) {
+    auto name = rest.substr(1, rest.size() - 2);
+    if (name.find_first_of("\"<>") != std::string_view::npos) {
+      return joined({"#", directive, " ", rest, " names no single file"});
     }
+    if (auto why = refused_include_name(name))
+      return joined({"#", directive, " ", rest, ": ", *why});
+    return std::nullopt;  // relative: the client's -I folders, the compiler's own headers
   }
   return joined({"#", directive, " ", rest,
-                 " could read a file on the server; only `#include \"name\"` of an input header "
-                 "given to clCompileProgram is allowed"});
+                 " could read a file on the server; only `#include \"name\"` or `<name>` of a "
+                 "relative name without '..' is allowed"});
 }
 
 }  // namespace
@@ -160,15 +164,14 @@ std::optional<std::string> refused_build_option(std::string_view options) {
   return std::nullopt;
 }
 
-std::optional<std::string> refused_source_line(std::string_view source,
-                                               const std::vector<std::string>& headers) {
+std::optional<std::string> refused_source_line(std::string_view source) {
   auto spliced = splice(source);
   const std::string& text = spliced.text;
   enum class state { code, string, character, line_comment, block_comment } now = state::code;
   std::string line;  // the current logical line, comments replaced by a space
   std::uint32_t line_number = 1;
   auto end_line = [&]() -> std::optional<std::string> {
-    auto refused = refused_directive(line, headers);
+    auto refused = refused_directive(line);
     line.clear();
     if (!refused) return std::nullopt;
     return joined({"line ", std::to_string(line_number), ": ", *refused});
@@ -221,17 +224,20 @@ std::optional<std::string> refused_source_line(std::string_view source,
   return std::nullopt;
 }
 
-std::optional<std::string> refused_header_name(std::string_view name) {
-  if (name.empty()) return std::string("an input header without a name");
+std::optional<std::string> refused_include_name(std::string_view name) {
+  if (name.empty()) return std::string("an empty file name");
+  if (name.find('\0') != std::string_view::npos) {
+    return std::string("a file name with a NUL character");
+  }
   if (name.front() == '/' || name.front() == '\\') {
-    return joined({"input header name '", name, "' is an absolute path"});
+    return joined({"'", name, "' is an absolute path"});
   }
   std::size_t start = 0;
   while (start <= name.size()) {
     std::size_t end = name.find_first_of("/\\", start);
     if (end == std::string_view::npos) end = name.size();
     if (name.substr(start, end - start) == "..") {
-      return joined({"input header name '", name, "' leaves its folder ('..')"});
+      return joined({"'", name, "' leaves its folder ('..')"});
     }
     start = end + 1;
   }

@@ -1,13 +1,15 @@
 // Builds must not read the server's files. The compiler runs inside the server, with its file
 // system: an `#include` of a path, or an option that adds a search path, a forced include or an
-// input file, would compile (and quote in the build log) whatever file the server can read. The
-// client's own files are never on the server, so nothing legitimate is lost by refusing them.
+// input file, would compile (and quote in the build log) whatever file the server can read.
+// What a build may include: the files the client's driver sent from its -I folders (written to
+// a private folder per build, include_folders.hpp) and the compiler's own headers, by relative
+// names without `..`. troupe-deviced works in an empty folder of its own, so that a relative
+// name finds nothing beside it.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace troupe::remote::server {
 
@@ -19,14 +21,14 @@ namespace troupe::remote::server {
 std::optional<std::string> refused_build_option(std::string_view options);
 
 /// The first line of `source` that could read a file on the server, with why; nothing when
-/// none. Refused: #include, #include_next, #import and #embed, except `#include "name"` of a
-/// header the client gave (`headers`, clCompileProgram's input headers), and __has_include.
-/// Comments, line splices, digraphs and trigraphs are seen through.
-std::optional<std::string> refused_source_line(std::string_view source,
-                                               const std::vector<std::string>& headers);
+/// none. Refused: #include, #include_next and #import of anything but a quoted or bracketed
+/// name that refused_include_name accepts (a computed include is refused: its name is not
+/// known here), #embed, and __has_include. Comments, line splices, digraphs and trigraphs are
+/// seen through.
+std::optional<std::string> refused_source_line(std::string_view source);
 
-/// Why an input header's name cannot be used (an absolute path, or a `..` component: the
-/// compiler writes headers under their names); nothing when it can.
-std::optional<std::string> refused_header_name(std::string_view name);
+/// Why a name cannot be included or written as a header (an absolute path, or a `..`
+/// component); nothing when it can.
+std::optional<std::string> refused_include_name(std::string_view name);
 
 }  // namespace troupe::remote::server

@@ -8,6 +8,7 @@
 
 #include "remote/server/build_refusals.hpp"
 #include "remote/server/handlers.hpp"
+#include "remote/server/include_folders.hpp"
 
 namespace troupe::remote::server {
 
@@ -189,6 +190,7 @@ std::string program_source(cl_program program) {
 // What a build or compile refuses to compile (build_refusals.hpp), and the codes it fails with.
 struct build_inputs {
   const std::string& options;
+  const sent_includes& includes;  // from the client's -I folders
   const std::vector<cl_program>& headers;
   const std::vector<std::string>& header_names;
   cl_int options_refused;  // CL_INVALID_BUILD_OPTIONS or CL_INVALID_COMPILER_OPTIONS
@@ -210,17 +212,39 @@ void check_build_inputs(call& c, cl_object& program, const build_inputs& inputs)
     program.refused_build_log.clear();
   }
   if (auto why = refused_build_option(inputs.options)) refuse(inputs.options_refused, *why);
-  for (const auto& name : inputs.header_names) {
-    if (auto why = refused_header_name(name)) refuse(CL_INVALID_VALUE, *why);
+  if (inputs.includes.over_limit) {
+    refuse(inputs.options_refused,
+           "the -I folders hold more than " + std::to_string(max_include_files) + " files or " +
+               std::to_string(max_include_bytes >> 20) + " MiB that the sources include");
   }
-  if (auto why =
-          refused_source_line(program_source(program.as<cl_program>()), inputs.header_names)) {
+  for (const auto& name : inputs.header_names) {
+    if (auto why = refused_include_name(name)) refuse(CL_INVALID_VALUE, "input header " + *why);
+  }
+  if (auto why = refused_source_line(program_source(program.as<cl_program>()))) {
     refuse(inputs.source_refused, "the program's source, " + *why);
   }
   for (std::size_t i = 0; i < inputs.headers.size(); ++i) {
-    if (auto why = refused_source_line(program_source(inputs.headers[i]), inputs.header_names)) {
+    if (auto why = refused_source_line(program_source(inputs.headers[i]))) {
       refuse(inputs.source_refused, "input header '" + inputs.header_names[i] + "', " + *why);
     }
+  }
+  for (std::size_t i = 0; i < inputs.includes.folders.size(); ++i) {
+    for (const auto& [name, contents] : inputs.includes.folders[i]) {
+      auto where = "-I folder " + std::to_string(i + 1) + "'s file ";
+      if (auto why = refused_include_name(name)) refuse(inputs.options_refused, where + *why);
+      if (auto why = refused_source_line(contents)) {
+        refuse(inputs.source_refused, where + "'" + name + "', " + *why);
+      }
+    }
+  }
+}
+
+// The -I folders on disk for one build; a file that cannot be written fails the build.
+std::optional<include_folders> written(call& c, const sent_includes& includes) {
+  try {
+    return std::optional<include_folders>(std::in_place, includes);
+  } catch (const std::exception& error) {
+    c.owner.refuse(CL_OUT_OF_RESOURCES, error.what());
   }
 }
 
@@ -279,8 +303,12 @@ void build_program(call& c) {
   cl_object& program_object = *c.held.back();
   auto listed = c.devices();
   auto options = c.in.get_string();
-  check_build_inputs(c, program_object,
-                     {options, {}, {}, CL_INVALID_BUILD_OPTIONS, CL_BUILD_PROGRAM_FAILURE});
+  auto includes = sent_includes::read(c.in);
+  check_build_inputs(
+      c, program_object,
+      {options, includes, {}, {}, CL_INVALID_BUILD_OPTIONS, CL_BUILD_PROGRAM_FAILURE});
+  auto folders = written(c, includes);
+  options += folders->options();
   auto build = [&](const std::string& with) {
     return clBuildProgram(program, static_cast<cl_uint>(listed.size()),
                           listed.empty() ? nullptr : listed.data(), with.c_str(), nullptr, nullptr);
@@ -297,13 +325,16 @@ void compile_program(call& c) {
   cl_object& program_object = *c.held.back();
   auto listed = c.devices();
   auto options = c.in.get_string();
+  auto includes = sent_includes::read(c.in);
   auto headers = c.objects<cl_program>(object_kind::program, CL_INVALID_PROGRAM);
   std::vector<std::string> names;
   std::vector<const char*> name_pointers;
   for (std::size_t i = 0; i < headers.size(); ++i) names.push_back(c.in.get_string());
   check_build_inputs(
       c, program_object,
-      {options, headers, names, CL_INVALID_COMPILER_OPTIONS, CL_COMPILE_PROGRAM_FAILURE});
+      {options, includes, headers, names, CL_INVALID_COMPILER_OPTIONS, CL_COMPILE_PROGRAM_FAILURE});
+  auto folders = written(c, includes);
+  options += folders->options();
   for (auto& name : names) name_pointers.push_back(name.c_str());
   auto compile = [&](const std::string& with) {
     return clCompileProgram(

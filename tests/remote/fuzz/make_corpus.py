@@ -40,7 +40,7 @@ ARG_BYTES, ARG_MEM, ARG_SAMPLER = 0, 1, 2
 FLAG_REPLY = 1
 FLAG_REPLY_ON_COMPLETION = 2
 MAGIC = 0x45505254
-VERSION = 2
+VERSION = 4  # protocol_version, src/remote/protocol/wire.hpp
 
 # OpenCL values (CL/cl.h).
 CL_PLATFORM_VERSION, CL_PLATFORM_NAME = 0x0901, 0x0902
@@ -88,6 +88,14 @@ def i64(v): return struct.pack("<Q", v & 0xFFFFFFFFFFFFFFFF)  # two's complement
 def blob(data): return u64(len(data)) + data
 def text(s): return blob(s.encode())
 def ids(values): return blob(b"".join(u64(v) for v in values))
+
+
+# A build's includes from the client's -I folders: [[(name, contents), ...], ...].
+def includes(folders=(), over_limit=False):
+    out = u8(1 if over_limit else 0) + u32(len(folders))
+    for files in folders:
+        out += u32(len(files)) + b"".join(text(name) + text(body) for name, body in files)
+    return out
 def i64s(values): return blob(b"".join(i64(v) for v in values))
 def u64s(values): return blob(b"".join(u64(v) for v in values))
 def triple(a, b, c): return u64(a) + u64(b) + u64(c)
@@ -159,7 +167,7 @@ def with_images(f):
 def with_program(f):
     with_queue(f)
     f.add(CREATE_PROGRAM_WITH_SOURCE, u64(PROGRAM) + u64(CONTEXT) + text(KERNEL_SOURCE))
-    f.add(BUILD_PROGRAM, u64(PROGRAM) + ids([DEVICE]) + text("-cl-kernel-arg-info"))
+    f.add(BUILD_PROGRAM, u64(PROGRAM) + ids([DEVICE]) + text("-cl-kernel-arg-info") + includes())
     return f
 
 
@@ -307,14 +315,32 @@ def seeds():
           + text("int twice(int x) { return 2 * x; }\n"))
     f.add(CREATE_PROGRAM_WITH_SOURCE, u64(PROGRAM2) + u64(CONTEXT)
           + text('#include "twice.h"\n__kernel void t(__global int* p) {}\n'))
-    f.add(COMPILE_PROGRAM, u64(PROGRAM2) + ids([DEVICE]) + text("") + ids([PROGRAM])
+    f.add(COMPILE_PROGRAM, u64(PROGRAM2) + ids([DEVICE]) + text("") + includes() + ids([PROGRAM])
           + text("twice.h"))
     f.add(LINK_PROGRAM, u64(20) + u64(CONTEXT) + ids([DEVICE]) + text("") + ids([PROGRAM2]))
     f.add(CREATE_KERNEL, u64(KERNEL) + u64(20) + text("t"))
     f.add(CREATE_PROGRAM_WITH_SOURCE, u64(21) + u64(CONTEXT) + text("this is not OpenCL C"))
-    f.add(BUILD_PROGRAM, u64(21) + ids([]) + text(""))
+    f.add(BUILD_PROGRAM, u64(21) + ids([]) + text("") + includes())
     f.add(GET_INFO, info(Q_PROGRAM_BUILD, CL_PROGRAM_BUILD_LOG, 21, DEVICE))
     s["compile_link"] = f
+    # Builds with files of -I folders: nested and in order, then names the server refuses.
+    f = with_queue(frames())
+    f.add(CREATE_PROGRAM_WITH_SOURCE, u64(PROGRAM) + u64(CONTEXT)
+          + text('#include "a.h"\n#include <sub/b.h>\n__kernel void k(__global int* p) '
+                 '{ p[0] = A + B; }\n'))
+    f.add(BUILD_PROGRAM, u64(PROGRAM) + ids([DEVICE]) + text("-DX")
+          + includes([[("a.h", "#define A 1\n"), ("sub/b.h", '#include "c.h"\n'),
+                       ("sub/c.h", "#define B 2\n")], [("a.h", "#define A 9\n")]]))
+    f.add(GET_INFO, info(Q_PROGRAM_BUILD, CL_PROGRAM_BUILD_STATUS, PROGRAM, DEVICE))
+    f.add(BUILD_PROGRAM, u64(PROGRAM) + ids([DEVICE]) + text("")
+          + includes([[("../a.h", "#define A 1\n")]]))
+    f.add(BUILD_PROGRAM, u64(PROGRAM) + ids([DEVICE]) + text("")
+          + includes([[("/tmp/a.h", "#define A 1\n")]]))
+    f.add(BUILD_PROGRAM, u64(PROGRAM) + ids([DEVICE]) + text("")
+          + includes([[("a.h", '#include "/etc/hostname"\n')]]))
+    f.add(BUILD_PROGRAM, u64(PROGRAM) + ids([DEVICE]) + text("") + includes(over_limit=True))
+    f.add(GET_INFO, info(Q_PROGRAM_BUILD, CL_PROGRAM_BUILD_LOG, PROGRAM, DEVICE))
+    s["build_includes"] = f
     f = with_queue(frames())
     f.add(CREATE_PROGRAM_WITH_BINARY, u64(PROGRAM) + u64(CONTEXT) + ids([DEVICE])
           + blob(b"POCLBIN\x00" + bytes(range(56))))
