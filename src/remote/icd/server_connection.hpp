@@ -126,6 +126,7 @@ class server_connection {
   void receive_one(connection& link);
 
   void listen_for_notifications();
+  stream_socket connect_request_socket();
   void fail_pending_callbacks(cl_int status);
 
   std::string host_;
@@ -135,6 +136,7 @@ class server_connection {
   std::atomic<bool> lost_{false};
   std::uint64_t session_ = 0;
   std::uint64_t key_[2] = {0, 0};
+  std::string local_name_;  // the server's local socket for request connections; mutex_
   stream_socket anchor_;
   std::atomic<std::uint64_t> next_id_{1};
 
