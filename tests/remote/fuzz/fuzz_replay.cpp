@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "remote/protocol/opcode.hpp"
@@ -209,8 +210,15 @@ int main(int argc, char** argv) {
   const char* save = std::getenv("TROUPE_FUZZ_SAVE");
 
   std::vector<std::filesystem::path> paths;
-  for (const auto& entry : std::filesystem::directory_iterator(argv[1])) {
-    if (entry.is_regular_file()) paths.push_back(entry.path());
+  std::error_code unreadable;
+  for (std::filesystem::directory_iterator entry(argv[1], unreadable), end;
+       !unreadable && entry != end; entry.increment(unreadable)) {
+    if (entry->is_regular_file()) paths.push_back(entry->path());
+  }
+  if (unreadable) {
+    std::fprintf(stderr, "fuzz_replay: cannot read the corpus folder %s: %s\n", argv[1],
+                 unreadable.message().c_str());
+    return 1;
   }
   std::sort(paths.begin(), paths.end());
   if (paths.empty()) {
@@ -220,12 +228,20 @@ int main(int argc, char** argv) {
 
   auto started = std::chrono::steady_clock::now();
   std::vector<bytes> corpus;
+  std::size_t seeds_run = 0;
   for (const auto& path : paths) {
     corpus.push_back(read_file(path));
     if (std::getenv("TROUPE_FUZZ_VERBOSE") != nullptr) {
       std::fprintf(stderr, "%s\n", path.filename().c_str());
     }
-    run(corpus.back());
+    if (run(corpus.back()) == 0) ++seeds_run;
+  }
+  // A replay that ran nothing would pass whatever the server does.
+  if (seeds_run == 0) {
+    std::fprintf(stderr,
+                 "fuzz_replay: none of the %zu seeds in %s ran (all skipped as too costly)\n",
+                 paths.size(), argv[1]);
+    return 1;
   }
 
   random_source random(seed);
@@ -248,8 +264,12 @@ int main(int argc, char** argv) {
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::printf(
-      "fuzz_replay: %zu seeds and %zu mutations (seed %llu, %zu skipped as too costly) "
-      "in %.1f s\n",
-      corpus.size(), mutations, static_cast<unsigned long long>(seed), skipped, seconds);
+      "fuzz_replay: %zu seeds (%zu ran) and %zu mutations (seed %llu, %zu skipped as too "
+      "costly) in %.1f s\n",
+      corpus.size(), seeds_run, mutations, static_cast<unsigned long long>(seed), skipped, seconds);
+  if (mutations > 0 && skipped == mutations) {
+    std::fprintf(stderr, "fuzz_replay: every mutation was skipped; nothing was fuzzed\n");
+    return 1;
+  }
   return 0;
 }
