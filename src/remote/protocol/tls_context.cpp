@@ -33,7 +33,11 @@ SSL_CTX* new_context(const SSL_METHOD* method) {
   // Bulk transfers: larger reads from the socket, several records at a time; writes of one
   // record each may return early (the caller loops) and be retried from a moved buffer.
   SSL_CTX_set_read_ahead(context, 1);
-  SSL_CTX_set_default_read_buffer_len(context, 64 * 1024);
+  SSL_CTX_set_default_read_buffer_len(context, 256 * 1024);
+  // AES-128-GCM first: as safe for this use, and the fastest where AES has instructions.
+  SSL_CTX_set_ciphersuites(context,
+                           "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:"
+                           "TLS_CHACHA20_POLY1305_SHA256");
   SSL_CTX_set_mode(context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   return context;
 }

@@ -15,6 +15,8 @@
 
 namespace troupe::remote {
 
+struct tls_socket;  // what OpenSSL's I/O for one connection reaches (tls_stream.cpp)
+
 /// A TLS connection on a socket it does not own (stream_socket owns the descriptor). One
 /// thread may receive while another sends: each OpenSSL call is made under a lock, and no
 /// call waits for the network holding it.
@@ -63,9 +65,10 @@ class tls_stream {
 
   SSL* connection_;
   int fd_;
-  mutable std::mutex mutex_;        // every OpenSSL call on connection_
-  short wanted_events_ = 0;         // the receiving thread's only
-  std::vector<std::byte> staging_;  // the sending thread's: small parts gathered in one record
+  std::unique_ptr<tls_socket> socket_;  // guarded by mutex_
+  mutable std::mutex mutex_;            // every OpenSSL call on connection_
+  short wanted_events_ = 0;             // the receiving thread's only
+  std::vector<std::byte> staging_;      // the sending thread's: small parts gathered in one record
 };
 
 }  // namespace troupe::remote
