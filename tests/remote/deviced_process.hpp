@@ -1,6 +1,6 @@
 #pragma once
 
-// Starting a troupe-deviced server as a process of its own.
+// Starting a troupe-deviced server as a process of its own, its log read or not.
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -35,6 +35,26 @@ inline deviced_process start_deviced(std::vector<std::string> extra = {}) {
   }
   started.port =
       static_cast<std::uint16_t>(std::stoi(line->substr(line->find(marker) + marker.size())));
+  return started;
+}
+
+/// Starts troupe-deviced with `extra` arguments from a shell that first runs `limits` (ulimit
+/// commands); its log (stderr) comes through the same pipe as its stdout, so that a test can
+/// read it.
+inline deviced_process start_deviced_logged(std::vector<std::string> extra = {},
+                                            const std::string& limits = "true") {
+  std::vector<std::string> argv{
+      "/bin/sh", "-c", limits + " && exec \"$@\" 2>&1", "sh", TROUPE_DEVICED, "--port", "0"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  deviced_process started;
+  started.process = std::make_unique<child_process>(argv);
+  const std::string marker = "troupe-deviced: listening on 127.0.0.1:";
+  auto line = started.process->wait_for_line(marker, 60s);
+  if (!line) {
+    throw std::runtime_error("troupe-deviced did not report its port; it wrote:\n" +
+                             started.process->output());
+  }
+  started.port = static_cast<std::uint16_t>(std::stoi(line->substr(marker.size())));
   return started;
 }
 

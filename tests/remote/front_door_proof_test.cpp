@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "child_process.hpp"
+#include "deviced_process.hpp"
 #include "proc_files.hpp"
 #include "raw_connection.hpp"
 #include "temp_directory.hpp"
@@ -25,30 +26,6 @@ namespace {
 
 using remote::opcode;
 using remote::writer;
-
-/// troupe-deviced on 127.0.0.1 and a free port, started by a shell that first runs `limits`
-/// (ulimit commands); its stderr goes to the same pipe as its stdout, so that its log can be
-/// read.
-struct daemon_process {
-  std::unique_ptr<child_process> process;
-  std::uint16_t port = 0;
-};
-
-daemon_process start_daemon(const std::string& limits, std::vector<std::string> extra = {}) {
-  std::vector<std::string> argv{
-      "/bin/sh", "-c", limits + " && exec \"$@\" 2>&1", "sh", TROUPE_DEVICED, "--port", "0"};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  daemon_process started;
-  started.process = std::make_unique<child_process>(argv);
-  const std::string marker = "troupe-deviced: listening on 127.0.0.1:";
-  auto line = started.process->wait_for_line(marker, 60s);
-  if (!line) {
-    throw std::runtime_error("troupe-deviced did not report its port; it wrote:\n" +
-                             started.process->output());
-  }
-  started.port = static_cast<std::uint16_t>(std::stoi(line->substr(marker.size())));
-  return started;
-}
 
 /// Lets this process open as many files as it may.
 void raise_own_file_limit() {
@@ -85,7 +62,7 @@ double mebibytes(std::uint64_t bytes) {
 }
 
 TEST(remote_front_door_proof, the_daemon_raises_its_open_file_limit_to_the_hard_limit) {
-  auto started = start_daemon("ulimit -Sn 256");
+  auto started = start_deviced_logged({}, "ulimit -Sn 256");
   auto limits = open_file_limits(started.process->pid());
   ASSERT_TRUE(limits);
   EXPECT_EQ(limits->first, limits->second)
@@ -100,7 +77,7 @@ TEST(remote_front_door_proof, running_out_of_file_descriptors_does_not_stop_the_
 #endif
   raise_own_file_limit();
   // 64 files in all, and a handshake cap above that: the daemon runs out of descriptors.
-  auto started = start_daemon("ulimit -n 64", {"--max-handshakes", "1000"});
+  auto started = start_deviced_logged({"--max-handshakes", "1000"}, "ulimit -n 64");
   std::vector<raw_connection> silent;
   for (int i = 0; i < 100; ++i) silent.emplace_back(started.port);
   auto complaint = started.process->wait_for_line("troupe-deviced: warn: cannot accept", 60s);
@@ -115,7 +92,7 @@ TEST(remote_front_door_proof, running_out_of_file_descriptors_does_not_stop_the_
 
 TEST(remote_front_door_proof, two_thousand_silent_connections_then_a_client_is_served) {
   raise_own_file_limit();
-  auto started = start_daemon("true");
+  auto started = start_deviced_logged();
   const pid_t pid = started.process->pid();
   ASSERT_TRUE(served(started.port));
   const auto before = resident_bytes(pid);
@@ -136,7 +113,7 @@ TEST(remote_front_door_proof, two_thousand_silent_connections_then_a_client_is_s
 }
 
 TEST(remote_front_door_proof, a_slow_loris_handshake_is_dropped_at_the_deadline) {
-  auto started = start_daemon("true", {"--handshake-timeout-ms", "500"});
+  auto started = start_deviced_logged({"--handshake-timeout-ms", "500"});
   raw_connection slow(started.port);
   const auto frame = raw_connection::encode(opcode::hello, remote::flag_reply, 0,
                                             hello_payload(std::string(300, 't')));
@@ -168,7 +145,7 @@ TEST(remote_front_door_proof, a_wrong_token_is_always_refused) {
   ASSERT_NE(file, nullptr);
   std::fputs("the-right-token\n", file);
   std::fclose(file);
-  auto started = start_daemon("true", {"--token-file", token_file.string()});
+  auto started = start_deviced_logged({"--token-file", token_file.string()});
   constexpr int attempts = 50;
   int refused = 0, slowed = 0;
   for (int attempt = 0; attempt < attempts; ++attempt) {

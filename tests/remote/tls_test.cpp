@@ -281,7 +281,8 @@ TEST_F(tls_test, a_recorder_on_the_path_sees_neither_token_nor_source_under_tls)
   const std::string source_text = "add_scaled";  // client_helper's kernel
   std::string output;
   {
-    auto server = start_logged({"--token-file", token_file});
+    // Every connection through the recorder: no local socket beside TCP.
+    auto server = start_logged({"--token-file", token_file, "--no-local-socket"});
     recording_forwarder forwarder(server.port);
     ASSERT_TRUE(
         checked_rounds("127.0.0.1:" + std::to_string(forwarder.port()) + " " + token, output))

@@ -118,6 +118,10 @@ int main(int argc, char** argv) {
                  "per thread)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  bool no_local_socket = false;
+  app.add_flag("--no-local-socket", no_local_socket,
+               "on a loopback address, serve this host's clients by TCP only, not also through "
+               "a local socket (whose round trips take half as long)");
   app.add_option("--spin-us", options.spin_us,
                  "microseconds a connection polls for its next request before it sleeps "
                  "(0: sleep at once; saves a core per busy client, costs latency)")
@@ -144,6 +148,7 @@ int main(int argc, char** argv) {
     options.level = server::parse_log_level(level);
     options.handshake_timeout = std::chrono::milliseconds(handshake_ms);
     options.idle_timeout = std::chrono::seconds(idle_s);
+    options.local_socket = !no_local_socket;
     if (!token_file.empty()) options.token = read_token(token_file);
     raise_open_file_limit(options.level);
     empty_working_folder working_folder;  // after every path of the command line is read

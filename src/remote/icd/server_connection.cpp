@@ -175,9 +175,37 @@ void server_connection::open(int timeout_ms) {
   session_ = in.get<std::uint64_t>();
   key_[0] = in.get<std::uint64_t>();
   key_[1] = in.get<std::uint64_t>();
+  local_name_ = in.get_string();
+  const char* local = std::getenv("TROUPE_ICD_LOCAL_SOCKET");
+  if (!peer_is_loopback(anchor_.fd()) || (local != nullptr && std::string(local) == "0")) {
+    local_name_.clear();  // through a tunnel, the server's host is not this one
+  }
   // Detached: a server lives as long as the program (servers() in api_platform.cpp), and its
   // listener ends on its own once the server is lost.
   std::thread([this] { listen_for_notifications(); }).detach();
+}
+
+// A request connection: through the server's local socket where it has one on this host, else
+// (or if that fails: the server may have been started in another network namespace) by TCP.
+stream_socket server_connection::connect_request_socket() {
+  std::string local;
+  {
+    std::lock_guard lock(mutex_);
+    local = local_name_;
+  }
+  // A host reached by TLS is reached by TLS only, whatever its welcome says.
+  if (!local.empty() && tls_ == nullptr) {
+    try {
+      return stream_socket::connect_local(local);
+    } catch (const connection_lost& error) {
+      std::lock_guard lock(mutex_);
+      if (!local_name_.empty()) {
+        warn(std::string(error.what()) + "; using TCP to " + endpoint_ + " instead");
+        local_name_.clear();
+      }
+    }
+  }
+  return connect(10000);
 }
 
 void server_connection::mark_lost(const std::string& why) {
@@ -256,7 +284,7 @@ connection& server_connection::this_thread_connection() {
   }
   if (link == nullptr) {
     auto made = std::make_unique<connection>();
-    made->socket = connect(10000);
+    made->socket = connect_request_socket();
     made->socket.set_spin(reply_spin());
     writer attach;
     attach.put<std::uint32_t>(protocol_magic).put<std::uint16_t>(protocol_version);

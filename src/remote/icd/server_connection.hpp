@@ -129,6 +129,7 @@ class server_connection {
   void receive_one(connection& link);
 
   void listen_for_notifications();
+  stream_socket connect_request_socket();
   void fail_pending_callbacks(cl_int status);
   /// A new connection to the server, TLS's handshake done if the hostfile asks for TLS.
   stream_socket connect(int timeout_ms);
@@ -141,6 +142,7 @@ class server_connection {
   std::atomic<bool> lost_{false};
   std::uint64_t session_ = 0;
   std::uint64_t key_[2] = {0, 0};
+  std::string local_name_;  // the server's local socket for request connections; mutex_
   stream_socket anchor_;
   std::atomic<std::uint64_t> next_id_{1};
 

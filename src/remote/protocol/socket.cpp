@@ -8,13 +8,16 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstddef>
 #include <cstring>
+#include <stdexcept>
 #include <system_error>
 #include <utility>
 
@@ -62,7 +65,38 @@ void stream_socket::secure(std::unique_ptr<tls_stream> stream) {
   tls_ = std::move(stream);
 }
 
+namespace {
+
+// An abstract Unix socket's address: a NUL, then the name (unix(7)).
+sockaddr_un local_address(const std::string& name, socklen_t& length) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (name.empty() || name.size() + 1 > sizeof address.sun_path) {
+    throw std::invalid_argument("a local socket name of " + std::to_string(name.size()) +
+                                " bytes; 1 to " + std::to_string(sizeof address.sun_path - 1) +
+                                " fit");
+  }
+  std::memcpy(address.sun_path + 1, name.data(), name.size());
+  length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  return address;
+}
+
+int socket_family(int fd) {
+  sockaddr_storage own{};
+  socklen_t length = sizeof own;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&own), &length) != 0) return AF_UNSPEC;
+  return own.ss_family;
+}
+
+}  // namespace
+
 void tune_socket(int fd) {
+  if (socket_family(fd) == AF_UNIX) {  // no TCP options; the buffers as below
+    int buffer = 4 << 20;
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buffer, sizeof buffer);
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer, sizeof buffer);
+    return;
+  }
   int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
@@ -124,6 +158,19 @@ stream_socket stream_socket::connect(const std::string& host, std::uint16_t port
   }
   ::freeaddrinfo(found);
   throw connection_lost("cannot connect to " + where + ": " + last_error);
+}
+
+stream_socket stream_socket::connect_local(const std::string& name) {
+  socklen_t length = 0;
+  sockaddr_un address = local_address(name, length);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&address), length) != 0) {
+    std::string error = system_error(("cannot connect to the local socket " + name).c_str());
+    if (fd >= 0) ::close(fd);
+    throw connection_lost(error);
+  }
+  tune_socket(fd);
+  return stream_socket(fd);
 }
 
 void stream_socket::append_frame(std::vector<std::byte>& out, opcode op, std::uint16_t flags,
@@ -353,12 +400,38 @@ std::string peer_address(int fd) {
   socklen_t length = sizeof peer;
   char text[INET6_ADDRSTRLEN] = {};
   if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) != 0) return "unknown";
+  if (peer.ss_family == AF_UNIX) return "local";
   const void* address =
       peer.ss_family == AF_INET6
           ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&peer)->sin6_addr)
           : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&peer)->sin_addr);
   if (::inet_ntop(peer.ss_family, address, text, sizeof text) == nullptr) return "unknown";
   return text;
+}
+
+bool peer_is_loopback(int fd) {
+  sockaddr_storage peer{};
+  socklen_t length = sizeof peer;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) != 0) return false;
+  if (peer.ss_family == AF_UNIX) return true;
+  if (peer.ss_family == AF_INET) {
+    return (ntohl(reinterpret_cast<sockaddr_in*>(&peer)->sin_addr.s_addr) >> 24) == 127;
+  }
+  return peer.ss_family == AF_INET6 &&
+         IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<sockaddr_in6*>(&peer)->sin6_addr);
+}
+
+listen_socket::listen_socket(const local_name& local) : loopback_(true) {
+  socklen_t length = 0;
+  sockaddr_un address = local_address(local.name, length);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+      ::listen(fd, 64) != 0) {
+    std::string error = system_error(("cannot listen on the local socket " + local.name).c_str());
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error(error);
+  }
+  fd_ = fd;
 }
 
 listen_socket::listen_socket(const std::string& address, std::uint16_t port) {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -123,12 +124,30 @@ device_server::state::state(server_options options)
   if (options_.handshake_timeout.count() <= 0 || options_.idle_timeout.count() <= 0) {
     throw std::invalid_argument("the handshake and idle timeouts must be positive");
   }
+  // With TLS every connection is TLS: no plain local socket beside it.
+  if (options_.local_socket && listener_.loopback() && tls_ == nullptr) open_local_listener();
   initialize_platforms();
+}
+
+// A random name: only a client the server welcomed learns it, so no other program of this host
+// can take it first and pose as the server.
+void device_server::state::open_local_listener() {
+  std::random_device random;
+  char name[48];
+  std::snprintf(name, sizeof name, "troupe-deviced-%08x%08x%08x%08x", random(), random(), random(),
+                random());
+  try {
+    local_listener_.emplace(listen_socket::local_name{name});
+    local_name_ = name;
+  } catch (const std::exception& error) {
+    log(log_level::warn, std::string(error.what()) + "; clients on this host use TCP");
+  }
 }
 
 device_server::state::~state() {
   stop();
   if (acceptor_.joinable()) acceptor_.join();
+  if (local_acceptor_.joinable()) local_acceptor_.join();
   if (watchdog_.joinable()) watchdog_.join();
   std::vector<worker> workers;
   {
@@ -146,7 +165,15 @@ void device_server::state::start() {
 void device_server::state::run() {
   if (!watchdog_.joinable()) watchdog_ = std::thread([this] { watch(); });
   log(log_level::info, "serving on " + options_.address + ":" + std::to_string(port()) +
-                           (tls_ != nullptr ? " over TLS" : " over plain TCP"));
+                           (tls_ != nullptr ? " over TLS" : " over plain TCP") +
+                           (local_name_.empty() ? "" : " and a local socket"));
+  if (local_listener_ && !local_acceptor_.joinable()) {
+    local_acceptor_ = std::thread([this] { accept_from(*local_listener_); });
+  }
+  accept_from(listener_);
+}
+
+void device_server::state::accept_from(listen_socket& listener) {
   // After a failed accept (out of descriptors, of memory) the connection waits in the backlog:
   // pause, longer each time up to a second, and try again. Never give up: that would end the
   // daemon, and give whoever exhausted its descriptors what they wanted.
@@ -156,7 +183,7 @@ void device_server::state::run() {
   while (!stopping_) {
     stream_socket socket;
     try {
-      socket = listener_.accept();
+      socket = listener.accept();
     } catch (const std::system_error& error) {
       log(accept_failures_, log_level::warn,
           std::string("cannot accept a connection (") + error.what() + "); trying again in " +
@@ -225,6 +252,7 @@ void device_server::state::admit(stream_socket accepted) {
 void device_server::state::stop() {
   if (stopping_.exchange(true)) return;
   listener_.close();
+  if (local_listener_) local_listener_->close();
   std::lock_guard lock(mutex_);
   for (auto* socket : open_sockets_) socket->shutdown();
   stopped_.notify_all();

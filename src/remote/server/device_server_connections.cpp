@@ -219,6 +219,8 @@ void device_server::state::join_session(stream_socket& socket, const frame_heade
     }
   } leave{*this, &socket};
   std::uint32_t index = joined->add_connection();
+  log(log_level::debug, "session " + std::to_string(session_id) + ": request connection " +
+                            std::to_string(index) + " attached from " + peer_address(socket.fd()));
   writer welcome;
   welcome.put<std::int32_t>(CL_SUCCESS).put<std::int32_t>(CL_SUCCESS).put_string("");
   welcome.put<std::uint32_t>(index);
@@ -242,6 +244,7 @@ void device_server::state::serve_anchor(stream_socket& socket, std::shared_ptr<s
   welcome.put<std::int32_t>(CL_SUCCESS).put<std::int32_t>(CL_SUCCESS).put_string("");
   welcome.put<std::uint64_t>(opened->id());
   welcome.put<std::uint64_t>(opened->key()[0]).put<std::uint64_t>(opened->key()[1]);
+  welcome.put_string(local_name_);  // where this host's clients may attach; empty: nowhere
   // The first connection carries notifications only; the session lives as long as it does.
   // The welcome is sent inside the try: a client gone before it arrives must still have its
   // session closed below, or the session would stay open (and count against max_clients).

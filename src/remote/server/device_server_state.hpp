@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -35,6 +36,8 @@ class device_server::state {
 
   void start();
   void run();
+  // Accepts connections from `listener` until the server stops.
+  void accept_from(listen_socket& listener);
   void stop();
   void watch();
 
@@ -44,6 +47,8 @@ class device_server::state {
   [[nodiscard]] std::size_t connection_count() const;
 
  private:
+  void open_local_listener();
+
   // What a request connection has done, for telling idle sessions apart: frames started and
   // finished (odd while one is served), written by the connection's thread only.
   struct activity {
@@ -91,7 +96,10 @@ class device_server::state {
   server_options options_;
   std::shared_ptr<const tls_context> tls_;  // null: plain TCP
   listen_socket listener_;
+  std::optional<listen_socket> local_listener_;  // see server_options::local_socket
+  std::string local_name_;                       // its name; empty without one
   std::thread acceptor_;
+  std::thread local_acceptor_;
   std::thread watchdog_;
   std::atomic<bool> stopping_{false};
   token_failures token_failures_;
