@@ -4,6 +4,8 @@
 // every byte, and with TLS the token and the kernel's source are not among them, while
 // without TLS they are.
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <fstream>
@@ -193,6 +195,26 @@ TEST_F(tls_test, a_tls_client_of_a_plain_server_is_told_and_others_are_served) {
                     "starts a TLS handshake"))
       << server.process->output();
   EXPECT_TRUE(checked_rounds(server.endpoint(), output)) << output;
+}
+
+TEST_F(tls_test, a_tls_handshake_that_stalls_is_closed_at_the_handshake_deadline) {
+  auto server = start_logged({"--tls-cert", certificates_.path("server.pem"), "--tls-key",
+                              certificates_.path("server.key"), "--handshake-timeout-ms", "300"});
+  // The start of a TLS record, then nothing: the server is inside OpenSSL's handshake.
+  auto stalled = remote::stream_socket::connect("127.0.0.1", server.port, 5000);
+  const char start[] = {0x16, 0x03, 0x01, 0x00};
+  ASSERT_EQ(::send(stalled.fd(), start, sizeof start, MSG_NOSIGNAL),
+            static_cast<ssize_t>(sizeof start));
+  // Waits for the server to close it (bounded, so that a server that never does fails).
+  pollfd closed{stalled.fd(), POLLIN, 0};
+  ASSERT_EQ(::poll(&closed, 1, 60000), 1);
+  char byte = 0;
+  EXPECT_LE(::recv(stalled.fd(), &byte, 1, 0), 0);
+  EXPECT_TRUE(server.logged("closed a connection from 127.0.0.1: no whole handshake within 300 ms"))
+      << server.process->output();
+  std::string output;
+  EXPECT_TRUE(checked_rounds(server.endpoint() + " tls-ca=" + certificates_.path("ca.pem"), output))
+      << output;
 }
 
 TEST_F(tls_test, the_server_refuses_a_network_address_without_tls_unless_insecure) {
