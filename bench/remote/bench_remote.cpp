@@ -85,6 +85,8 @@ struct remote_options {
   std::size_t max_bytes = std::size_t{256} << 20;
   std::vector<std::size_t> matmul_sizes;
   std::size_t split_size = 0;  // 0: the largest matmul size
+  /// Forks a second server, with TLS, for a "troupe-tls" side of the transfer benchmark.
+  bool tls = false;
 };
 
 std::string own_usage() {
@@ -96,7 +98,9 @@ std::string own_usage() {
          "  --stream-size N    BabelStream elements per array (default 2^25, BabelStream's)\n"
          "  --max-bytes N      largest transfer size (default 268435456)\n"
          "  --matmul-sizes N,N,...  matmul sizes, multiples of 16 (default 256,512,1024)\n"
-         "  --split-n N        the split benchmark's matrix size (default: the largest matmul N)\n";
+         "  --split-n N        the split benchmark's matrix size (default: the largest matmul N)\n"
+         "  --tls              transfers through a second forked server with TLS as well "
+         "(troupe-tls; needs the openssl command)\n";
 }
 
 std::size_t parse_size(const std::string& flag, const std::string& text) {
@@ -139,6 +143,8 @@ remote_options take_own_options(std::vector<std::string>& arguments) {
         if (!size.empty()) result.matmul_sizes.push_back(parse_size(flag, size));
     } else if (flag == "--split-n") {
       result.split_size = parse_size(flag, value());
+    } else if (flag == "--tls") {
+      result.tls = true;
     } else {
       rest.push_back(flag);
     }
@@ -221,7 +227,8 @@ void write_all(int fd, const void* data, std::size_t size) {
 // the first clGetPlatformIDs, and the driver then asks the server for its platforms. A server
 // thread answering that calls clGetPlatformIDs too, and ocl-icd makes any second caller wait
 // until the first call's initialization ends: it never does.
-std::uint16_t fork_server(const std::filesystem::path& vendors, pid_t& child) {
+std::uint16_t fork_server(const std::filesystem::path& vendors, pid_t& child,
+                          const std::filesystem::path& tls_files = {}) {
   int channel[2];
   if (::pipe2(channel, O_CLOEXEC) != 0)
     throw std::system_error(errno, std::generic_category(), "pipe2");
@@ -243,6 +250,10 @@ std::uint16_t fork_server(const std::filesystem::path& vendors, pid_t& child) {
       troupe::remote::server::server_options options;
       options.address = "127.0.0.1";
       options.port = 0;
+      if (!tls_files.empty()) {
+        options.tls_certificate = (tls_files / "cert.pem").string();
+        options.tls_key = (tls_files / "key.pem").string();
+      }
       troupe::remote::server::device_server server(options);
       const std::uint16_t port = server.port();
       write_all(channel[1], &port, sizeof port);
@@ -270,6 +281,24 @@ std::uint16_t fork_server(const std::filesystem::path& vendors, pid_t& child) {
   }
   ::close(channel[0]);
   return port;
+}
+
+// A self-signed certificate and key in `folder` (cert.pem, key.pem) for the TLS server; returns
+// its pin, "sha256:" and the hex SHA-256 of its DER.
+std::string make_certificate(const std::filesystem::path& folder) {
+  const std::string quiet = " 2>" + (folder / "openssl.log").string();
+  const std::string made =
+      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj "
+      "/CN=bench-remote -keyout " +
+      (folder / "key.pem").string() + " -out " + (folder / "cert.pem").string() + quiet +
+      " && openssl x509 -in " + (folder / "cert.pem").string() +
+      " -outform DER | openssl dgst -sha256 -r >" + (folder / "pin").string() + quiet;
+  std::string digest;
+  if (std::system(made.c_str()) == 0) std::ifstream(folder / "pin") >> digest;
+  if (digest.size() != 64)
+    throw std::runtime_error("--tls: the openssl command made no certificate (see " +
+                             (folder / "openssl.log").string() + ")");
+  return "sha256:" + digest;
 }
 
 // -- the devices ------------------------------------------------------------------------------
@@ -441,6 +470,15 @@ int run(int argc, char** argv) {
   }
   const std::filesystem::path hosts = folder.path() / "hosts";
   std::ofstream(hosts) << address << (token.empty() ? "" : " " + token) << "\n";
+  std::string tls_address;
+  pid_t tls_process = 0;
+  if (given.tls) {
+    const std::string pin = make_certificate(folder.path());
+    tls_address =
+        "127.0.0.1:" + std::to_string(fork_server(server_vendors, tls_process, folder.path()));
+    std::ofstream(hosts, std::ios::app) << tls_address << " tls-pin=" << pin << "\n";
+    server_text += "; troupe-tls: a second such server, with TLS, on " + tls_address;
+  }
   ::setenv("OCL_ICD_VENDORS", client_vendors.c_str(), 1);
   // Debian's loader (ocl-icd) reads the folder and ignores OCL_ICD_FILENAMES; Khronos' loader
   // (CUDA's libOpenCL) loads exactly OCL_ICD_FILENAMES when both are set. Both name the same.
@@ -474,6 +512,12 @@ int run(int argc, char** argv) {
   endpoint native_side("native", local.id);
   endpoint troupe_side("troupe", remote.id);
   setup under_test{native_side, troupe_side, {"opencl", local.name}, sizes, 0};
+  std::optional<endpoint> tls_side;
+  if (given.tls) {
+    found_devices served = list_devices(tls_address);
+    tls_side.emplace("troupe-tls", choose_remote(served.remote, local, tls_address).id);
+    under_test.troupe_tls = &*tls_side;
+  }
   under_test.max_allocation =
       std::min(device_info<cl_ulong>(local.id, CL_DEVICE_MAX_MEM_ALLOC_SIZE),
                device_info<cl_ulong>(remote.id, CL_DEVICE_MAX_MEM_ALLOC_SIZE));

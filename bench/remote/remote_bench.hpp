@@ -78,6 +78,8 @@ struct setup {
   plan sizes;
   /// Device memory a single buffer may have (the smaller of the two sides').
   std::size_t max_allocation = 0;
+  /// The same device through a server with TLS (--tls), or null.
+  endpoint* troupe_tls = nullptr;
 };
 
 void run_latency(device_bench& bench, setup& under_test);

@@ -122,6 +122,11 @@ void run_transfer(device_bench& bench, setup& under_test) {
       rows.variants.push_back(variant(under_test.troupe, host, write, bytes, calls));
       rows.variants.push_back(variant(under_test.native, host, write, bytes, calls));
       rows.ratios.emplace_back("troupe", "native");
+      if (under_test.troupe_tls != nullptr) {
+        rows.variants.push_back(variant(*under_test.troupe_tls, host, write, bytes, calls));
+        rows.ratios.emplace_back("troupe-tls", "native");
+        rows.ratios.emplace_back("troupe-tls", "troupe");
+      }
       bench.compare(rows);
     }
   }

@@ -87,6 +87,13 @@ int main(int argc, char** argv) {
                  "file whose first line clients must present; required unless the address is "
                  "loopback")
       ->check(CLI::ExistingFile);
+  app.add_option("--tls-cert", options.tls_certificate,
+                 "PEM file of the server's certificate chain; with --tls-key, every connection "
+                 "is TLS");
+  app.add_option("--tls-key", options.tls_key, "PEM file of the private key of --tls-cert");
+  app.add_flag("--insecure", options.insecure,
+               "serve an address that is not loopback without TLS: the token, session keys "
+               "and data cross the network in clear text");
   app.add_option("--max-clients", options.max_clients, "sessions served at once")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

@@ -22,12 +22,20 @@ log_level parse_log_level(const std::string& name);
 
 /// How a device server listens and whom it lets in.
 struct server_options {
-  /// The numeric address to listen on; one that is not loopback needs a token.
+  /// The numeric address to listen on; one that is not loopback needs a token, and TLS or
+  /// `insecure`.
   std::string address = "127.0.0.1";
   /// The TCP port; 0: any free port (see device_server::port()).
   std::uint16_t port = default_port;
   /// Required from clients when not empty.
   std::string token;
+  /// PEM file of the server's certificate (and its chain); with `tls_key`, every connection is
+  /// TLS. Both or neither.
+  std::string tls_certificate;
+  /// PEM file of the private key of `tls_certificate`.
+  std::string tls_key;
+  /// Serves a non-loopback address without TLS: tokens, session keys and data in clear text.
+  bool insecure = false;
   /// Sessions served at once.
   unsigned max_clients = 64;
   /// Connections that have not finished their handshake, at most; one more closes the one

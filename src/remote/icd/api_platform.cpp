@@ -1,4 +1,5 @@
 // Discovery, platforms and devices.
+#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -6,11 +7,13 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "remote/icd/api_support.hpp"
 #include "remote/icd/forwarded_extensions.hpp"
 #include "remote/protocol/serving_process.hpp"
+#include "remote/protocol/tls_context.hpp"
 #include "troupe/remote/cl_troupe_remote.h"
 #include "troupe/remote/server_options.hpp"
 
@@ -28,9 +31,55 @@ struct host_entry {
   std::string host;
   std::uint16_t port = default_port;
   std::string token;
+  std::shared_ptr<const tls_context> tls;  // null: plain TCP
 };
 
-// "host:port token", "[v6]:port token", or "host"; '#' starts a comment.
+// Loopback by its name alone: nothing is resolved to decide it.
+bool loopback_host(const std::string& host) {
+  in_addr ipv4{};
+  if (::inet_pton(AF_INET, host.c_str(), &ipv4) == 1) return (ntohl(ipv4.s_addr) >> 24) == 127;
+  return host == "localhost" || host == "::1";
+}
+
+// The fields after the address: the token, if any, then options (tls-ca=FILE,
+// tls-pin=sha256:HEX, insecure). Throws std::runtime_error saying which field is wrong.
+void read_options(std::istringstream& fields, host_entry& entry) {
+  std::string ca_file;
+  std::optional<certificate_digest> pin;
+  bool insecure = false;
+  bool first = true;
+  for (std::string field; fields >> field; first = false) {
+    if (field.rfind("tls-ca=", 0) == 0) {
+      ca_file = field.substr(7);
+      if (ca_file.empty()) throw std::runtime_error("tls-ca= names no file");
+    } else if (field.rfind("tls-pin=", 0) == 0) {
+      try {
+        pin = parse_certificate_pin(field.substr(8));
+      } catch (const std::invalid_argument& wrong) {
+        throw std::runtime_error(std::string("tls-pin: ") + wrong.what());
+      }
+    } else if (field == "insecure") {
+      insecure = true;
+    } else if (first) {
+      entry.token = field;
+    } else {
+      throw std::runtime_error("'" + field +
+                               "' is not an option (tls-ca=FILE, tls-pin=sha256:HEX, insecure); "
+                               "the token, if any, comes right after the address");
+    }
+  }
+  if (!ca_file.empty() || pin) {
+    if (insecure) throw std::runtime_error("insecure was given with tls-ca or tls-pin");
+    entry.tls = tls_context::client(ca_file, pin);
+  } else if (!insecure && !loopback_host(entry.host)) {
+    throw std::runtime_error(entry.host +
+                             " is not a loopback address: give tls-ca=FILE or "
+                             "tls-pin=sha256:HEX to reach it over TLS, or insecure to send its "
+                             "token and data in clear text");
+  }
+}
+
+// "host:port token options", "[v6]:port token options", or "host"; '#' starts a comment.
 void read_hostfile(const std::string& path, std::vector<host_entry>& entries) {
   std::ifstream file(path);
   if (!file) return;
@@ -41,7 +90,6 @@ void read_hostfile(const std::string& path, std::vector<host_entry>& entries) {
     std::string address;
     host_entry entry;
     if (!(fields >> address)) continue;
-    fields >> entry.token;
     std::string port;
     if (address.front() == '[') {
       auto close = address.find(']');
@@ -65,6 +113,12 @@ void read_hostfile(const std::string& path, std::vector<host_entry>& entries) {
         continue;
       }
       entry.port = static_cast<std::uint16_t>(value);
+    }
+    try {
+      read_options(fields, entry);
+    } catch (const std::exception& wrong) {
+      warn(path + ":" + std::to_string(number) + ": " + wrong.what() + "; skipping the line");
+      continue;
     }
     entries.push_back(entry);
   }
@@ -143,7 +197,7 @@ void discover() {
     timeout_ms = std::max(1, std::atoi(setting));
   }
   for (const auto& entry : configured_hosts()) {
-    auto* server = new server_connection(entry.host, entry.port, entry.token);
+    auto* server = new server_connection(entry.host, entry.port, entry.token, entry.tls);
     servers().push_back(server);
     try {
       server->open(timeout_ms);

@@ -1,5 +1,7 @@
 #include "remote/icd/server_connection.hpp"
 
+#include "remote/protocol/tls_stream.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -123,14 +125,36 @@ struct thread_connections {
 };
 thread_local thread_connections this_thread;
 
-server_connection::server_connection(std::string host, std::uint16_t port, std::string token)
+server_connection::server_connection(std::string host, std::uint16_t port, std::string token,
+                                     std::shared_ptr<const tls_context> tls)
     : host_(std::move(host)),
       port_(port),
       token_(std::move(token)),
+      tls_(std::move(tls)),
       endpoint_(host_ + ":" + std::to_string(port_)) {}
 
+stream_socket server_connection::connect(int timeout_ms) {
+  stream_socket socket = stream_socket::connect(host_, port_, timeout_ms);
+  if (tls_ != nullptr) {
+    try {
+      socket.secure(tls_stream::connect(
+          socket.fd(), *tls_, host_,
+          std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms)));
+    } catch (const connection_lost& failed) {
+      // A plain server closes a connection that starts with TLS: say what that may mean.
+      const std::string why = failed.what();
+      if (why.find("closed the connection") == std::string::npos &&
+          why.find("reset by peer") == std::string::npos) {
+        throw;
+      }
+      throw connection_lost(why + " (a server started without --tls-cert closes TLS connections)");
+    }
+  }
+  return socket;
+}
+
 void server_connection::open(int timeout_ms) {
-  anchor_ = stream_socket::connect(host_, port_, timeout_ms);
+  anchor_ = connect(timeout_ms);
   writer hello;
   hello.put<std::uint32_t>(protocol_magic).put<std::uint16_t>(protocol_version).put_string(token_);
   anchor_.send_frame(opcode::hello, flag_reply, 0, hello);
@@ -169,7 +193,8 @@ stream_socket server_connection::connect_request_socket() {
     std::lock_guard lock(mutex_);
     local = local_name_;
   }
-  if (!local.empty()) {
+  // A host reached by TLS is reached by TLS only, whatever its welcome says.
+  if (!local.empty() && tls_ == nullptr) {
     try {
       return stream_socket::connect_local(local);
     } catch (const connection_lost& error) {
@@ -180,7 +205,7 @@ stream_socket server_connection::connect_request_socket() {
       }
     }
   }
-  return stream_socket::connect(host_, port_, 10000);
+  return connect(10000);
 }
 
 void server_connection::mark_lost(const std::string& why) {

@@ -15,6 +15,7 @@
 
 #include "remote/icd/objects.hpp"
 #include "remote/protocol/socket.hpp"
+#include "remote/protocol/tls_context.hpp"
 
 namespace troupe::remote::icd {
 
@@ -82,7 +83,9 @@ struct pending_read {
 /// Never destroyed: its objects and the threads' connections to it live as long as the program.
 class server_connection {
  public:
-  server_connection(std::string host, std::uint16_t port, std::string token);
+  /// A server at host:port; `tls` null: plain TCP, otherwise every connection is TLS.
+  server_connection(std::string host, std::uint16_t port, std::string token,
+                    std::shared_ptr<const tls_context> tls);
   server_connection(const server_connection&) = delete;
   server_connection& operator=(const server_connection&) = delete;
 
@@ -128,10 +131,13 @@ class server_connection {
   void listen_for_notifications();
   stream_socket connect_request_socket();
   void fail_pending_callbacks(cl_int status);
+  /// A new connection to the server, TLS's handshake done if the hostfile asks for TLS.
+  stream_socket connect(int timeout_ms);
 
   std::string host_;
   std::uint16_t port_;
   std::string token_;
+  std::shared_ptr<const tls_context> tls_;
   std::string endpoint_;
   std::atomic<bool> lost_{false};
   std::uint64_t session_ = 0;

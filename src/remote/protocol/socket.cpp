@@ -14,11 +14,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstddef>
 #include <cstring>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
+
+#include "remote/protocol/tls_stream.hpp"
 
 namespace troupe::remote {
 
@@ -30,6 +33,7 @@ std::string system_error(const char* what) {
 
 }  // namespace
 
+stream_socket::stream_socket() = default;
 stream_socket::stream_socket(int fd) : fd_(fd) {}
 stream_socket::stream_socket(stream_socket&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
@@ -37,7 +41,8 @@ stream_socket::stream_socket(stream_socket&& other) noexcept
       read_ahead_(std::move(other.read_ahead_)),
       read_begin_(std::exchange(other.read_begin_, 0)),
       read_end_(std::exchange(other.read_end_, 0)),
-      deadline_(other.deadline_) {}
+      deadline_(other.deadline_),
+      tls_(std::move(other.tls_)) {}
 stream_socket& stream_socket::operator=(stream_socket&& other) noexcept {
   if (this != &other) {
     spin_ = other.spin_;
@@ -45,13 +50,19 @@ stream_socket& stream_socket::operator=(stream_socket&& other) noexcept {
     read_begin_ = std::exchange(other.read_begin_, 0);
     read_end_ = std::exchange(other.read_end_, 0);
     deadline_ = other.deadline_;
+    tls_ = std::move(other.tls_);
     if (fd_ >= 0) ::close(fd_);
     fd_ = std::exchange(other.fd_, -1);
   }
   return *this;
 }
 stream_socket::~stream_socket() {
+  tls_.reset();
   if (fd_ >= 0) ::close(fd_);
+}
+
+void stream_socket::secure(std::unique_ptr<tls_stream> stream) {
+  tls_ = std::move(stream);
 }
 
 namespace {
@@ -203,6 +214,10 @@ void stream_socket::send_parts(iovec* given, int count, std::span<const std::byt
   iovec single{const_cast<std::byte*>(only.data()), only.size()};
   iovec* parts = given != nullptr ? given : &single;
   if (given == nullptr) count = 1;
+  if (tls_ != nullptr) {
+    tls_->send(parts, count);
+    return;
+  }
   int first = 0;
   while (first < count) {
     msghdr message{};
@@ -244,10 +259,22 @@ void stream_socket::receive_exact(void* data, std::size_t size) {
     // receive, not two per frame; bulk bytes go straight to their destination.
     const bool ahead = size < read_ahead_size;
     if (ahead && read_ahead_.empty()) read_ahead_.resize(read_ahead_size);
-    if (!spinning && deadline_ != std::chrono::steady_clock::time_point{}) wait_before_deadline();
-    ssize_t got =
-        ahead ? ::recv(fd_, read_ahead_.data(), read_ahead_.size(), spinning ? MSG_DONTWAIT : 0)
-              : ::recv(fd_, out, size, spinning ? MSG_DONTWAIT : 0);
+    ssize_t got = 0;
+    if (tls_ == nullptr) {
+      if (!spinning && deadline_ != std::chrono::steady_clock::time_point{}) {
+        wait_before_deadline();
+      }
+      got = ahead ? ::recv(fd_, read_ahead_.data(), read_ahead_.size(), spinning ? MSG_DONTWAIT : 0)
+                  : ::recv(fd_, out, size, spinning ? MSG_DONTWAIT : 0);
+    } else {
+      // TLS never blocks in the call: it may hold bytes the socket no longer shows.
+      got =
+          ahead ? tls_->receive(read_ahead_.data(), read_ahead_.size()) : tls_->receive(out, size);
+      if (got < 0 && !spinning) {
+        wait_for_tls();
+        continue;
+      }
+    }
     if (got == 0) throw connection_lost("the peer closed the connection");
     if (got < 0) {
       if (errno == EINTR) continue;
@@ -296,6 +323,34 @@ void stream_socket::wait_before_deadline() const {
   }
 }
 
+void stream_socket::wait_for_tls() const {
+  // The socket's receive timeout (set_receive_timeout) bounds a TLS wait as it bounds a recv.
+  timeval configured{};
+  socklen_t length = sizeof configured;
+  long long limit_ms = -1;
+  if (::getsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &configured, &length) == 0 &&
+      (configured.tv_sec != 0 || configured.tv_usec != 0)) {
+    limit_ms = static_cast<long long>(configured.tv_sec) * 1000 + configured.tv_usec / 1000;
+  }
+  const bool dated = deadline_ != std::chrono::steady_clock::time_point{};
+  while (true) {
+    long long wait_ms = limit_ms;
+    if (dated) {
+      auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline_ -
+                                                               std::chrono::steady_clock::now());
+      if (left.count() <= 0) throw deadline_passed("the deadline passed before the bytes came");
+      wait_ms = wait_ms < 0 ? left.count() : std::min<long long>(wait_ms, left.count());
+    }
+    pollfd waiting{fd_, tls_->wanted_events(), 0};
+    int ready = ::poll(&waiting, 1, static_cast<int>(std::min<long long>(wait_ms, INT_MAX)));
+    if (ready > 0) return;
+    if (ready < 0 && errno != EINTR) throw connection_lost(system_error("poll"));
+    if (ready == 0 && limit_ms >= 0 && wait_ms == limit_ms) {
+      throw connection_lost("receive: no bytes within " + std::to_string(limit_ms) + " ms");
+    }
+  }
+}
+
 frame_header stream_socket::receive_frame(std::vector<std::byte>& payload,
                                           std::uint32_t max_payload) {
   frame_header header = receive_header(max_payload);
@@ -327,6 +382,7 @@ frame_header stream_socket::receive_frame(std::vector<std::byte>& payload,
 
 bool stream_socket::wait_readable(std::chrono::milliseconds timeout) {
   if (read_end_ > read_begin_) return true;  // read ahead already
+  if (tls_ != nullptr && tls_->pending()) return true;
   pollfd waiting{fd_, POLLIN, 0};
   int rc = 0;
   do {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -16,6 +17,8 @@
 #include "remote/protocol/wire.hpp"
 
 namespace troupe::remote {
+
+class tls_stream;
 
 /// The peer closed the connection, or the network failed under it.
 class connection_lost : public std::runtime_error {
@@ -29,10 +32,11 @@ class deadline_passed : public connection_lost {
   using connection_lost::connection_lost;
 };
 
-/// One connected TCP socket. Not thread-safe: each user serializes its own calls.
+/// One connected TCP socket, plain or, once secured, TLS. Not thread-safe: each user serializes
+/// its sends, and its receives (one thread may send while another receives).
 class stream_socket {
  public:
-  stream_socket() = default;
+  stream_socket();
   explicit stream_socket(int fd);
   stream_socket(stream_socket&& other) noexcept;
   stream_socket& operator=(stream_socket&& other) noexcept;
@@ -66,6 +70,13 @@ class stream_socket {
   /// Receives that still wait for bytes at `deadline` throw deadline_passed (a default-made
   /// time point: no deadline, the default). One deadline covers every receive until changed.
   void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
+  /// The deadline set_deadline set.
+  [[nodiscard]] std::chrono::steady_clock::time_point deadline() const { return deadline_; }
+
+  /// From now on every byte goes through `stream`, whose handshake is over.
+  void secure(std::unique_ptr<tls_stream> stream);
+  /// True once secure() was called.
+  [[nodiscard]] bool secured() const { return tls_ != nullptr; }
 
   /// How long a receive polls before it sleeps (0, the default: it sleeps at once).
   void set_spin(std::chrono::microseconds spin) { spin_ = spin; }
@@ -84,6 +95,8 @@ class stream_socket {
   void send_parts(::iovec* given, int count, std::span<const std::byte> only);
   // Waits until the socket has bytes or the deadline passes (then throws deadline_passed).
   void wait_before_deadline() const;
+  // Waits until TLS can go on receiving, within the deadline and the receive timeout.
+  void wait_for_tls() const;
 
   static constexpr std::size_t read_ahead_size = 64 * 1024;
   /// Payloads over this are received this many bytes at a time (receive_frame).
@@ -94,6 +107,7 @@ class stream_socket {
   std::size_t read_begin_ = 0;
   std::size_t read_end_ = 0;
   std::chrono::steady_clock::time_point deadline_{};
+  std::unique_ptr<tls_stream> tls_;  // null: plain TCP
 };
 
 /// Sets TCP_NODELAY and keepalive probes, so that a silent peer is noticed in seconds.

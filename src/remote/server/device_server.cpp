@@ -86,11 +86,36 @@ void device_server::stop() {
 
 // -- device_server::state: accepting ------------------------------------------
 
+namespace {
+
+// The server's TLS context, if its options ask for one: both files or neither.
+std::shared_ptr<const tls_context> make_tls(const server_options& options) {
+  if (options.tls_certificate.empty() != options.tls_key.empty()) {
+    throw std::invalid_argument(options.tls_certificate.empty()
+                                    ? "--tls-key " + options.tls_key +
+                                          " was given without --tls-cert: give both or neither"
+                                    : "--tls-cert " + options.tls_certificate +
+                                          " was given without --tls-key: give both or neither");
+  }
+  if (options.tls_certificate.empty()) return nullptr;
+  return tls_context::server(options.tls_certificate, options.tls_key);
+}
+
+}  // namespace
+
 device_server::state::state(server_options options)
-    : options_(std::move(options)), listener_(options_.address, options_.port) {
+    : options_(std::move(options)),
+      tls_(make_tls(options_)),
+      listener_(options_.address, options_.port) {
   if (!listener_.loopback() && options_.token.empty()) {
     throw std::invalid_argument("listening on " + options_.address +
                                 ", which is not a loopback address, needs a token file");
+  }
+  if (!listener_.loopback() && tls_ == nullptr && !options_.insecure) {
+    throw std::invalid_argument(
+        "listening on " + options_.address +
+        ", which is not a loopback address, needs TLS (--tls-cert FILE --tls-key FILE), or "
+        "--insecure to send the token, session keys and data in clear text");
   }
   if (options_.max_clients == 0) throw std::invalid_argument("max clients must be at least 1");
   if (options_.max_handshakes == 0 || options_.max_session_connections == 0) {
@@ -99,7 +124,8 @@ device_server::state::state(server_options options)
   if (options_.handshake_timeout.count() <= 0 || options_.idle_timeout.count() <= 0) {
     throw std::invalid_argument("the handshake and idle timeouts must be positive");
   }
-  if (options_.local_socket && listener_.loopback()) open_local_listener();
+  // With TLS every connection is TLS: no plain local socket beside it.
+  if (options_.local_socket && listener_.loopback() && tls_ == nullptr) open_local_listener();
   initialize_platforms();
 }
 
@@ -139,6 +165,7 @@ void device_server::state::start() {
 void device_server::state::run() {
   if (!watchdog_.joinable()) watchdog_ = std::thread([this] { watch(); });
   log(log_level::info, "serving on " + options_.address + ":" + std::to_string(port()) +
+                           (tls_ != nullptr ? " over TLS" : " over plain TCP") +
                            (local_name_.empty() ? "" : " and a local socket"));
   if (local_listener_ && !local_acceptor_.joinable()) {
     local_acceptor_ = std::thread([this] { accept_from(*local_listener_); });

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "remote/protocol/tls_stream.hpp"
 #include "remote/server/call.hpp"
 #include "remote/server/completion_replies.hpp"
 #include "remote/server/device_server_state.hpp"
@@ -47,6 +48,7 @@ void send_status(stream_socket& socket, opcode op, std::uint32_t sequence, cl_in
 void device_server::state::serve(stream_socket& socket) {
   const std::string peer = peer_address(socket.fd());
   try {
+    secure(socket, peer);
     std::vector<std::byte> payload;
     // Nothing is trusted before the handshake: its frame is small, read whole, and must be
     // whole before the deadline admit() set, however slowly its bytes come.
@@ -93,6 +95,40 @@ void device_server::state::serve(stream_socket& socket) {
   } catch (const std::exception& error) {
     log(log_level::error, std::string("closing a connection after: ") + error.what());
   }
+}
+
+// Before the protocol's handshake: TLS's, on a server with a certificate. The first bytes tell
+// a TLS client from a plain one, so that either mistake is named on both sides.
+void device_server::state::secure(stream_socket& socket, const std::string& peer) {
+  const bool tls = tls_stream::starts_with_handshake(socket.fd(), socket.deadline());
+  if (tls_ == nullptr) {
+    if (!tls) return;
+    throw refusal(
+        "not a plain connection: it starts a TLS handshake, and this server has no "
+        "--tls-cert",
+        refusals_);
+  }
+  if (!tls) {
+    // A plain client: its handshake frame is read, within the deadline, and answered in
+    // plain text, which it can read.
+    std::vector<std::byte> payload;
+    frame_header header = socket.receive_frame(payload, max_handshake_payload);
+    auto op = static_cast<opcode>(header.opcode);
+    if (op == opcode::hello || op == opcode::attach) {
+      send_status(socket, op, header.sequence, CL_INVALID_OPERATION,
+                  "this server takes TLS connections only (troupe-deviced --tls-cert): give its "
+                  "hostfile line tls-ca=FILE or tls-pin=sha256:HEX");
+    }
+    throw refusal("not TLS: a plain connection to a server with --tls-cert", refusals_);
+  }
+  try {
+    socket.secure(tls_stream::accept(socket.fd(), *tls_, socket.deadline()));
+  } catch (const deadline_passed&) {
+    throw;
+  } catch (const connection_lost& failed) {
+    throw refusal(failed.what(), refusals_);
+  }
+  log(log_level::debug, "TLS handshake with " + peer + " done");
 }
 
 // Refuses a wrong token, and any token from an address slowed down for presenting wrong ones.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "remote/protocol/socket.hpp"
+#include "remote/protocol/tls_context.hpp"
 #include "remote/server/completion_replies.hpp"
 #include "remote/server/log_throttle.hpp"
 #include "remote/server/session.hpp"
@@ -77,6 +78,9 @@ class device_server::state {
 
   void admit(stream_socket socket);
   void serve(stream_socket& socket);
+  // The TLS handshake of a connection to a TLS server; answers a plain client's handshake
+  // frame with a refusal it can read.
+  void secure(stream_socket& socket, const std::string& peer);
   void check_token(stream_socket& socket, opcode op, std::uint32_t sequence,
                    const std::string& token, const std::string& peer);
   void open_session(stream_socket& socket, const frame_header& header);
@@ -90,6 +94,7 @@ class device_server::state {
   void log(log_throttle& throttle, log_level level, const std::string& message) const;
 
   server_options options_;
+  std::shared_ptr<const tls_context> tls_;  // null: plain TCP
   listen_socket listener_;
   std::optional<listen_socket> local_listener_;  // see server_options::local_socket
   std::string local_name_;                       // its name; empty without one
