@@ -91,7 +91,8 @@ struct remote_options {
 
 std::string own_usage() {
   return usage(suite) +
-         "  --server HOST:PORT[,TOKEN]  use this troupe-deviced (default: fork one on 127.0.0.1)\n"
+         "  --server HOST:PORT[,TOKEN]  use this troupe-deviced, over plain TCP (default: fork one "
+         "on 127.0.0.1)\n"
          "  --vendor-icd FILE  a vendor .icd for the local platforms and the forked server's "
          "(repeatable; default: every file of /etc/OpenCL/vendors)\n"
          "  --troupe-icd FILE  troupe.icd or libtroupe-icd.so (default: the build tree's)\n"
@@ -469,7 +470,10 @@ int run(int argc, char** argv) {
     server_text = "an external troupe-deviced at " + address + (token.empty() ? "" : " (token)");
   }
   const std::filesystem::path hosts = folder.path() / "hosts";
-  std::ofstream(hosts) << address << (token.empty() ? "" : " " + token) << "\n";
+  // An external server is measured over plain TCP (started with --insecure off loopback):
+  // `insecure` lets the driver reach it there.
+  std::ofstream(hosts) << address << (token.empty() ? "" : " " + token)
+                       << (given.server.empty() ? "" : " insecure") << "\n";
   std::string tls_address;
   pid_t tls_process = 0;
   if (given.tls) {
