@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "remote/icd/api_support.hpp"
+#include "remote/icd/rect_checks.hpp"
 
 using namespace troupe::remote;
 using namespace troupe::remote::icd;
@@ -165,9 +166,18 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBufferRect(
     size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void* ptr,
     cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event) {
   if (!is_mem(buffer)) return CL_INVALID_MEM_OBJECT;
-  if (ptr == nullptr || buffer_origin == nullptr || host_origin == nullptr || region == nullptr ||
-      region[0] == 0 || region[1] == 0 || region[2] == 0) {
+  if (ptr == nullptr || buffer_origin == nullptr || host_origin == nullptr || region == nullptr) {
     return CL_INVALID_VALUE;
+  }
+  // Checked here as OpenCL does at the call: the server would report it only later.
+  if (cl_int status = check_buffer_rect(buffer->size, buffer_origin, region, buffer_row_pitch,
+                                        buffer_slice_pitch);
+      status != CL_SUCCESS) {
+    return status;
+  }
+  if (cl_int status = check_rect_pitches(region, host_row_pitch, host_slice_pitch);
+      status != CL_SUCCESS) {
+    return status;
   }
   if (host_row_pitch == 0) host_row_pitch = region[0];
   if (host_slice_pitch == 0) host_slice_pitch = region[1] * host_row_pitch;
@@ -194,9 +204,18 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBufferRect(
     size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void* ptr,
     cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event) {
   if (!is_mem(buffer)) return CL_INVALID_MEM_OBJECT;
-  if (ptr == nullptr || buffer_origin == nullptr || host_origin == nullptr || region == nullptr ||
-      region[0] == 0 || region[1] == 0 || region[2] == 0) {
+  if (ptr == nullptr || buffer_origin == nullptr || host_origin == nullptr || region == nullptr) {
     return CL_INVALID_VALUE;
+  }
+  // Checked here as OpenCL does at the call: the server would report it only later.
+  if (cl_int status = check_buffer_rect(buffer->size, buffer_origin, region, buffer_row_pitch,
+                                        buffer_slice_pitch);
+      status != CL_SUCCESS) {
+    return status;
+  }
+  if (cl_int status = check_rect_pitches(region, host_row_pitch, host_slice_pitch);
+      status != CL_SUCCESS) {
+    return status;
   }
   if (host_row_pitch == 0) host_row_pitch = region[0];
   if (host_slice_pitch == 0) host_slice_pitch = region[1] * host_row_pitch;
@@ -302,6 +321,21 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBufferRect(
   if (!is_mem(src_buffer) || !is_mem(dst_buffer)) return CL_INVALID_MEM_OBJECT;
   if (src_origin == nullptr || dst_origin == nullptr || region == nullptr) return CL_INVALID_VALUE;
   if (src_buffer->server != dst_buffer->server) return CL_INVALID_CONTEXT;
+  // Checked here as OpenCL does at the call: the server would report it only later.
+  if (cl_int status =
+          check_buffer_rect(src_buffer->size, src_origin, region, src_row_pitch, src_slice_pitch);
+      status != CL_SUCCESS) {
+    return status;
+  }
+  if (cl_int status =
+          check_buffer_rect(dst_buffer->size, dst_origin, region, dst_row_pitch, dst_slice_pitch);
+      status != CL_SUCCESS) {
+    return status;
+  }
+  if (src_buffer == dst_buffer &&
+      rects_overlap(src_origin, dst_origin, region, src_row_pitch, src_slice_pitch)) {
+    return CL_MEM_COPY_OVERLAP;
+  }
   request copying(opcode::copy_buffer_rect);
   if (cl_int status = put_command(copying, queue, num_events_in_wait_list, event_wait_list, event);
       status != CL_SUCCESS) {
