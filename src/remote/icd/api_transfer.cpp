@@ -254,7 +254,12 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue queue, cl_m
                                                     const cl_event* event_wait_list,
                                                     cl_event* event) {
   if (!is_mem(buffer)) return CL_INVALID_MEM_OBJECT;
-  if (pattern == nullptr || pattern_size == 0 || pattern_size > 128) return CL_INVALID_VALUE;
+  // Checked here as OpenCL does at the call: the server would report it only later.
+  const bool power_of_two = pattern_size != 0 && (pattern_size & (pattern_size - 1)) == 0;
+  if (pattern == nullptr || !power_of_two || pattern_size > 128 || offset % pattern_size != 0 ||
+      size % pattern_size != 0 || offset > buffer->size || size > buffer->size - offset) {
+    return CL_INVALID_VALUE;
+  }
   request filling(opcode::fill_buffer);
   if (cl_int status = put_command(filling, queue, num_events_in_wait_list, event_wait_list, event);
       status != CL_SUCCESS) {
