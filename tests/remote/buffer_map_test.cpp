@@ -14,6 +14,7 @@
 #include "cl_info.hpp"
 #include "cl_objects.hpp"
 #include "cl_ref.hpp"
+#include "refusals.hpp"
 #include "remote_fixture.hpp"
 #include "side.hpp"
 
@@ -143,14 +144,19 @@ TEST_F(remote_buffer_map, a_sub_buffer_maps_its_part_of_the_parent) {
   }
 }
 
-TEST_F(remote_buffer_map, a_map_to_read_and_invalidate_reads_as_the_local_device_does) {
-  // OpenCL forbids the pair; PoCL accepts it and reads: the buffer keeps its bytes.
+TEST_F(remote_buffer_map, a_map_to_read_and_invalidate_reads_and_keeps_the_bytes) {
+  // OpenCL forbids the pair; PoCL accepts it and reads, and so does the driver: the buffer
+  // keeps its bytes. A local device that refuses the pair is left out of the comparison.
   const auto initial = random_bytes(buffer_size, 65);
   for (side* s : {&local, &remote}) {
     SCOPED_TRACE(s->name);
     auto made = make_mapped_buffer(*s, false, initial);
-    auto* mapped = map(*s, made.buffer, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, 100, 600);
-    ASSERT_NE(mapped, nullptr);
+    cl_int status = CL_SUCCESS;
+    auto* mapped = static_cast<unsigned char*>(clEnqueueMapBuffer(
+        s->queue, made.buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, 100, 600, 0,
+        nullptr, nullptr, &status));
+    if (s == &local && status != CL_SUCCESS) continue;
+    ASSERT_CL(status);
     EXPECT_TRUE(std::equal(mapped, mapped + 600, initial.begin() + 100));
     ASSERT_CL(clEnqueueUnmapMemObject(s->queue, made.buffer, mapped, 0, nullptr, nullptr));
     ASSERT_CL(clFinish(s->queue));
@@ -199,9 +205,7 @@ TEST_F(remote_buffer_map, wrong_maps_and_fills_fail_at_the_call_as_natively) {
   for (const auto& bad : calls) {
     SCOPED_TRACE(bad.name);
     const cl_int native = bad.call(local, local_buffer.buffer);
-    EXPECT_NE(native, CL_SUCCESS) << "the local PoCL accepts it: the case is no error";
-    EXPECT_EQ(std::string(cl_error_name(bad.call(remote, remote_buffer.buffer))),
-              cl_error_name(native));
+    expect_refused(bad.call(remote, remote_buffer.buffer), native, CL_INVALID_VALUE);
     // Refused at the call, as natively: nothing is left to fail later.
     EXPECT_EQ(std::string(cl_error_name(clFinish(remote.queue))), "CL_SUCCESS");
   }

@@ -41,11 +41,11 @@ std::size_t packed(const std::size_t* extent, std::size_t x, std::size_t y, std:
   return ((z * extent[1] + y) * extent[0] + x) * pixel;
 }
 
-// A pixel's offset in host memory laid out with these pitches. PoCL lays a 1D array's images a
-// row pitch apart (OpenCL 1.2 says a slice pitch), and the driver does as the device it serves.
+// A pixel's offset in host memory laid out with these pitches; a 1D array's images are its
+// rows and its slices (see the test).
 std::size_t pitched(cl_mem_object_type type, std::size_t row, std::size_t slice, std::size_t x,
                     std::size_t y, std::size_t z) {
-  if (type == CL_MEM_OBJECT_IMAGE1D_ARRAY) return y * row + x * pixel;
+  if (type == CL_MEM_OBJECT_IMAGE1D_ARRAY) return y * slice + x * pixel;
   return z * slice + y * row + x * pixel;
 }
 
@@ -72,10 +72,12 @@ TEST_F(remote_image_copy, reads_and_writes_with_host_pitches_match_the_cpu_for_e
     SCOPED_TRACE(shape.name);
     const box inside = inner_box(shape);
     const bool one_d_array = shape.type == CL_MEM_OBJECT_IMAGE1D_ARRAY;
-    // Rows and slices with gaps; 1D and 2D images take no slice pitch.
+    // Rows and slices with gaps; 1D and 2D images take no slice pitch. A 1D array's images
+    // lie a row and a slice pitch apart at once: PoCL steps by the row pitch, OpenCL 1.2 says
+    // by the slice pitch.
     const std::size_t row = inside.region[0] * pixel + 12;
     const std::size_t slice = !has_slices(shape.type) ? 0
-                              : one_d_array           ? row + 20
+                              : one_d_array           ? row
                                                       : row * inside.region[1] + 20;
     const std::size_t host_size = (one_d_array ? inside.region[1] : inside.region[2]) *
                                   (slice != 0 ? slice : row * inside.region[1]);
