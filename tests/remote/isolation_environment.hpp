@@ -1,8 +1,8 @@
 #pragma once
 
-// The environment of remote_isolation_tests: one troupe-deviced with small per-session quotas,
-// listed twice in the hostfile, so that this one process holds two sessions of it (two
-// platforms) and can check what one session does to the other.
+// The environment of remote_isolation_tests: one troupe-deviced with small per-session quotas
+// (two request connections a session, too), listed twice in the hostfile, so that this one process
+// holds two sessions of it (two platforms) and can check what one session does to the other.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -26,6 +26,7 @@ namespace troupe::remote_test {
 inline constexpr std::size_t device_memory_quota = 1 << 20;
 inline constexpr std::size_t host_memory_quota = 1 << 20;
 inline constexpr std::size_t object_quota = 64;
+inline constexpr std::size_t connection_quota = 2;
 
 /// One troupe-deviced with the quotas above, reached through two hostfile entries.
 class isolation_environment : public ::testing::Environment {
@@ -37,7 +38,8 @@ class isolation_environment : public ::testing::Environment {
       const auto& dir = directory_->path();
       server_ = start_deviced({"--session-device-memory", std::to_string(device_memory_quota),
                                "--session-host-memory", std::to_string(host_memory_quota),
-                               "--session-objects", std::to_string(object_quota)});
+                               "--session-objects", std::to_string(object_quota),
+                               "--max-session-connections", std::to_string(connection_quota)});
       std::ofstream(dir / "hosts") << server_.endpoint() << "\n" << server_.endpoint() << "\n";
       make_vendors_directory(dir / "vendors", true);
       ::setenv("OCL_ICD_VENDORS", (dir / "vendors").c_str(), 1);

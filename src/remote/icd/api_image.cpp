@@ -82,6 +82,7 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateImage(cl_context context, cl_mem_flags f
   image->flags = flags;
   image->host_pointer = (flags & CL_MEM_USE_HOST_PTR) != 0 ? host_ptr : nullptr;
   image->type = desc->image_type;
+  image->format = *format;
   image->width = desc->image_width;
   image->height = height;
   image->depth = depth;

@@ -7,6 +7,16 @@
 using namespace troupe::remote;
 using namespace troupe::remote::icd;
 
+namespace {
+
+// Whether a map need not read the bytes: invalidated for writing, and not read too (which PoCL
+// accepts, and then reads).
+bool invalidates(cl_map_flags flags) {
+  return (flags & CL_MAP_WRITE_INVALIDATE_REGION) != 0 && (flags & CL_MAP_READ) == 0;
+}
+
+}  // namespace
+
 extern "C" {
 
 CL_API_ENTRY void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer,
@@ -25,7 +35,7 @@ CL_API_ENTRY void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem
                             : static_cast<char*>(buffer->host_pointer) + offset;
   if (host == nullptr) return fail(errcode_ret, CL_OUT_OF_HOST_MEMORY);
   cl_int status = CL_SUCCESS;
-  if ((map_flags & CL_MAP_WRITE_INVALIDATE_REGION) != 0) {
+  if (invalidates(map_flags)) {
     status = clEnqueueMarkerWithWaitList(queue, num_events_in_wait_list, event_wait_list, event);
   } else {
     status = clEnqueueReadBuffer(queue, buffer, blocking_map, offset, size, host,
@@ -36,7 +46,7 @@ CL_API_ENTRY void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem
     return fail(errcode_ret, status);
   }
   std::lock_guard lock(buffer->mutex);
-  buffer->mappings[host] = mapped;
+  buffer->mappings.emplace(host, mapped);
   succeed(errcode_ret);
   return host;
 }
@@ -71,7 +81,7 @@ CL_API_ENTRY void* CL_API_CALL clEnqueueMapImage(cl_command_queue queue, cl_mem 
   void* host = std::aligned_alloc(4096, (mapped.size + 4095) / 4096 * 4096);
   if (host == nullptr) return fail(errcode_ret, CL_OUT_OF_HOST_MEMORY);
   cl_int status =
-      (map_flags & CL_MAP_WRITE_INVALIDATE_REGION) != 0
+      invalidates(map_flags)
           ? clEnqueueMarkerWithWaitList(queue, num_events_in_wait_list, event_wait_list, event)
           : clEnqueueReadImage(queue, image, blocking_map, origin, region, mapped.row_pitch,
                                mapped.slice_pitch, host, num_events_in_wait_list, event_wait_list,
@@ -83,7 +93,7 @@ CL_API_ENTRY void* CL_API_CALL clEnqueueMapImage(cl_command_queue queue, cl_mem 
   *image_row_pitch = mapped.row_pitch;
   if (image_slice_pitch != nullptr) *image_slice_pitch = sliced ? mapped.slice_pitch : 0;
   std::lock_guard lock(image->mutex);
-  image->mappings[host] = mapped;
+  image->mappings.emplace(host, mapped);
   succeed(errcode_ret);
   return host;
 }

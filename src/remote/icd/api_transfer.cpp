@@ -1,59 +1,14 @@
-// Commands that move the bytes of buffers and images: reads, writes, fills, copies and
-// migrations.
+// Commands that move the bytes of buffers: reads, writes, fills, copies and migrations.
 #include <algorithm>
 
 #include "remote/icd/api_support.hpp"
+#include "remote/icd/rect_checks.hpp"
+#include "remote/icd/transfer_support.hpp"
 
 using namespace troupe::remote;
 using namespace troupe::remote::icd;
 
 namespace {
-
-// Copies a 3-D region between two layouts of host memory (rows of `row_bytes`).
-void copy_region(const std::byte* from, std::size_t from_row, std::size_t from_slice, std::byte* to,
-                 std::size_t to_row, std::size_t to_slice, std::size_t row_bytes, std::size_t rows,
-                 std::size_t slices) {
-  for (std::size_t z = 0; z < slices; ++z) {
-    for (std::size_t y = 0; y < rows; ++y) {
-      std::memcpy(to + z * to_slice + y * to_row, from + z * from_slice + y * from_row, row_bytes);
-    }
-  }
-}
-
-void put_triple(request& command, const std::size_t* values) {
-  for (int i = 0; i < 3; ++i) command.fields.put<std::uint64_t>(values[i]);
-}
-
-// The host bytes a region of `rows` x `slices` rows of `row_bytes` spans in a layout.
-std::size_t region_span(std::size_t row_pitch, std::size_t slice_pitch, std::size_t row_bytes,
-                        std::size_t rows, std::size_t slices) {
-  if (rows == 0 || slices == 0) return 0;
-  return (slices - 1) * slice_pitch + (rows - 1) * row_pitch + row_bytes;
-}
-
-// Sends a rect or image read, whose bytes come packed and are scattered into the host's layout
-// when they arrive: at once when blocking, else when something needs them (settle_event).
-cl_int read_region(request& reading, cl_command_queue queue, cl_event* event, bool blocking,
-                   std::byte* host, std::size_t host_row, std::size_t host_slice,
-                   std::size_t row_bytes, std::size_t rows, std::size_t slices) {
-  auto packed = std::make_shared<std::vector<std::byte>>(row_bytes * rows * slices);
-  auto scatter = [=] {
-    copy_region(packed->data(), row_bytes, row_bytes * rows, host, host_row, host_slice, row_bytes,
-                rows, slices);
-  };
-  if (blocking) {
-    cl_int status = call_command(reading, queue, event, packed->data(), packed->size());
-    if (status == CL_SUCCESS) scatter();
-    return status;
-  }
-  pending_read landing;
-  landing.destination = packed->data();
-  landing.size = packed->size();
-  landing.unpack = scatter;
-  landing.covers_begin = host;
-  landing.covers_end = host + region_span(host_row, host_slice, row_bytes, rows, slices);
-  return send_read(reading, queue, event, std::move(landing));
-}
 
 // A transfer's wait list and event for one of several chunks: the first chunk waits for the
 // caller's list, each later one for the chunk before it; the caller's event is the last.
@@ -165,9 +120,18 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBufferRect(
     size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void* ptr,
     cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event) {
   if (!is_mem(buffer)) return CL_INVALID_MEM_OBJECT;
-  if (ptr == nullptr || buffer_origin == nullptr || host_origin == nullptr || region == nullptr ||
-      region[0] == 0 || region[1] == 0 || region[2] == 0) {
+  if (ptr == nullptr || buffer_origin == nullptr || host_origin == nullptr || region == nullptr) {
     return CL_INVALID_VALUE;
+  }
+  // Checked here as OpenCL does at the call: the server would report it only later.
+  if (cl_int status = check_buffer_rect(buffer->size, buffer_origin, region, buffer_row_pitch,
+                                        buffer_slice_pitch);
+      status != CL_SUCCESS) {
+    return status;
+  }
+  if (cl_int status = check_rect_pitches(region, host_row_pitch, host_slice_pitch);
+      status != CL_SUCCESS) {
+    return status;
   }
   if (host_row_pitch == 0) host_row_pitch = region[0];
   if (host_slice_pitch == 0) host_slice_pitch = region[1] * host_row_pitch;
@@ -194,9 +158,18 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBufferRect(
     size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void* ptr,
     cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event) {
   if (!is_mem(buffer)) return CL_INVALID_MEM_OBJECT;
-  if (ptr == nullptr || buffer_origin == nullptr || host_origin == nullptr || region == nullptr ||
-      region[0] == 0 || region[1] == 0 || region[2] == 0) {
+  if (ptr == nullptr || buffer_origin == nullptr || host_origin == nullptr || region == nullptr) {
     return CL_INVALID_VALUE;
+  }
+  // Checked here as OpenCL does at the call: the server would report it only later.
+  if (cl_int status = check_buffer_rect(buffer->size, buffer_origin, region, buffer_row_pitch,
+                                        buffer_slice_pitch);
+      status != CL_SUCCESS) {
+    return status;
+  }
+  if (cl_int status = check_rect_pitches(region, host_row_pitch, host_slice_pitch);
+      status != CL_SUCCESS) {
+    return status;
   }
   if (host_row_pitch == 0) host_row_pitch = region[0];
   if (host_slice_pitch == 0) host_slice_pitch = region[1] * host_row_pitch;
@@ -235,7 +208,12 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue queue, cl_m
                                                     const cl_event* event_wait_list,
                                                     cl_event* event) {
   if (!is_mem(buffer)) return CL_INVALID_MEM_OBJECT;
-  if (pattern == nullptr || pattern_size == 0 || pattern_size > 128) return CL_INVALID_VALUE;
+  // Checked here as OpenCL does at the call: the server would report it only later.
+  const bool power_of_two = pattern_size != 0 && (pattern_size & (pattern_size - 1)) == 0;
+  if (pattern == nullptr || !power_of_two || pattern_size > 128 || offset % pattern_size != 0 ||
+      size % pattern_size != 0 || offset > buffer->size || size > buffer->size - offset) {
+    return CL_INVALID_VALUE;
+  }
   request filling(opcode::fill_buffer);
   if (cl_int status = put_command(filling, queue, num_events_in_wait_list, event_wait_list, event);
       status != CL_SUCCESS) {
@@ -302,6 +280,21 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBufferRect(
   if (!is_mem(src_buffer) || !is_mem(dst_buffer)) return CL_INVALID_MEM_OBJECT;
   if (src_origin == nullptr || dst_origin == nullptr || region == nullptr) return CL_INVALID_VALUE;
   if (src_buffer->server != dst_buffer->server) return CL_INVALID_CONTEXT;
+  // Checked here as OpenCL does at the call: the server would report it only later.
+  if (cl_int status =
+          check_buffer_rect(src_buffer->size, src_origin, region, src_row_pitch, src_slice_pitch);
+      status != CL_SUCCESS) {
+    return status;
+  }
+  if (cl_int status =
+          check_buffer_rect(dst_buffer->size, dst_origin, region, dst_row_pitch, dst_slice_pitch);
+      status != CL_SUCCESS) {
+    return status;
+  }
+  if (src_buffer == dst_buffer &&
+      rects_overlap(src_origin, dst_origin, region, src_row_pitch, src_slice_pitch)) {
+    return CL_MEM_COPY_OVERLAP;
+  }
   request copying(opcode::copy_buffer_rect);
   if (cl_int status = put_command(copying, queue, num_events_in_wait_list, event_wait_list, event);
       status != CL_SUCCESS) {
@@ -315,139 +308,6 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBufferRect(
       .put<std::uint64_t>(src_slice_pitch)
       .put<std::uint64_t>(dst_row_pitch)
       .put<std::uint64_t>(dst_slice_pitch);
-  return send_command(copying, queue, event);
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadImage(
-    cl_command_queue queue, cl_mem image, cl_bool blocking_read, const size_t* origin,
-    const size_t* region, size_t row_pitch, size_t slice_pitch, void* ptr,
-    cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event) {
-  if (!is_mem(image) || image->element_size == 0) return CL_INVALID_MEM_OBJECT;
-  if (ptr == nullptr || origin == nullptr || region == nullptr) return CL_INVALID_VALUE;
-  std::size_t row_bytes = region[0] * image->element_size;
-  if (row_pitch == 0) row_pitch = row_bytes;
-  if (slice_pitch == 0) slice_pitch = row_pitch * region[1];
-  std::size_t packed_size = row_bytes * region[1] * region[2];
-  if (packed_size > max_chunk) return CL_OUT_OF_RESOURCES;
-  request reading(opcode::read_image);
-  if (cl_int status = put_command(reading, queue, num_events_in_wait_list, event_wait_list, event);
-      status != CL_SUCCESS) {
-    return status;
-  }
-  reading.object(image);
-  put_triple(reading, origin);
-  put_triple(reading, region);
-  return read_region(reading, queue, event, blocking_read != CL_FALSE, static_cast<std::byte*>(ptr),
-                     row_pitch, slice_pitch, row_bytes, region[1], region[2]);
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteImage(
-    cl_command_queue queue, cl_mem image, cl_bool blocking_write, const size_t* origin,
-    const size_t* region, size_t input_row_pitch, size_t input_slice_pitch, const void* ptr,
-    cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event) {
-  if (!is_mem(image) || image->element_size == 0) return CL_INVALID_MEM_OBJECT;
-  if (ptr == nullptr || origin == nullptr || region == nullptr) return CL_INVALID_VALUE;
-  std::size_t row_bytes = region[0] * image->element_size;
-  if (input_row_pitch == 0) input_row_pitch = row_bytes;
-  if (input_slice_pitch == 0) input_slice_pitch = input_row_pitch * region[1];
-  std::size_t packed_size = row_bytes * region[1] * region[2];
-  if (packed_size > max_chunk) return CL_OUT_OF_RESOURCES;
-  if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
-  if (cl_int status = settle_overlap(
-          *queue->server, ptr,
-          region_span(input_row_pitch, input_slice_pitch, row_bytes, region[1], region[2]));
-      status != CL_SUCCESS) {
-    return status;
-  }
-  std::vector<std::byte> packed(packed_size);
-  copy_region(static_cast<const std::byte*>(ptr), input_row_pitch, input_slice_pitch, packed.data(),
-              row_bytes, row_bytes * region[1], row_bytes, region[1], region[2]);
-  request writing(opcode::write_image);
-  if (cl_int status = put_command(writing, queue, num_events_in_wait_list, event_wait_list, event);
-      status != CL_SUCCESS) {
-    return status;
-  }
-  writing.object(image);
-  writing.fields.put<std::uint8_t>(blocking_write ? 1 : 0);
-  put_triple(writing, origin);
-  put_triple(writing, region);
-  writing.fields.put_tail(packed.data(), packed.size());
-  return blocking_write ? call_command(writing, queue, event) : send_command(writing, queue, event);
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue queue, cl_mem image,
-                                                   const void* fill_color, const size_t* origin,
-                                                   const size_t* region,
-                                                   cl_uint num_events_in_wait_list,
-                                                   const cl_event* event_wait_list,
-                                                   cl_event* event) {
-  if (!is_mem(image)) return CL_INVALID_MEM_OBJECT;
-  if (fill_color == nullptr || origin == nullptr || region == nullptr) return CL_INVALID_VALUE;
-  request filling(opcode::fill_image);
-  if (cl_int status = put_command(filling, queue, num_events_in_wait_list, event_wait_list, event);
-      status != CL_SUCCESS) {
-    return status;
-  }
-  filling.object(image);
-  filling.fields.put_bytes(fill_color, 16);  // four 32-bit channels, whatever the format
-  put_triple(filling, origin);
-  put_triple(filling, region);
-  return send_command(filling, queue, event);
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue queue, cl_mem src_image,
-                                                   cl_mem dst_image, const size_t* src_origin,
-                                                   const size_t* dst_origin, const size_t* region,
-                                                   cl_uint num_events_in_wait_list,
-                                                   const cl_event* event_wait_list,
-                                                   cl_event* event) {
-  if (!is_mem(src_image) || !is_mem(dst_image)) return CL_INVALID_MEM_OBJECT;
-  if (src_origin == nullptr || dst_origin == nullptr || region == nullptr) return CL_INVALID_VALUE;
-  request copying(opcode::copy_image);
-  if (cl_int status = put_command(copying, queue, num_events_in_wait_list, event_wait_list, event);
-      status != CL_SUCCESS) {
-    return status;
-  }
-  copying.object(src_image).object(dst_image);
-  put_triple(copying, src_origin);
-  put_triple(copying, dst_origin);
-  put_triple(copying, region);
-  return send_command(copying, queue, event);
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyImageToBuffer(
-    cl_command_queue queue, cl_mem src_image, cl_mem dst_buffer, const size_t* src_origin,
-    const size_t* region, size_t dst_offset, cl_uint num_events_in_wait_list,
-    const cl_event* event_wait_list, cl_event* event) {
-  if (!is_mem(src_image) || !is_mem(dst_buffer)) return CL_INVALID_MEM_OBJECT;
-  if (src_origin == nullptr || region == nullptr) return CL_INVALID_VALUE;
-  request copying(opcode::copy_image_to_buffer);
-  if (cl_int status = put_command(copying, queue, num_events_in_wait_list, event_wait_list, event);
-      status != CL_SUCCESS) {
-    return status;
-  }
-  copying.object(src_image).object(dst_buffer);
-  put_triple(copying, src_origin);
-  put_triple(copying, region);
-  copying.fields.put<std::uint64_t>(dst_offset);
-  return send_command(copying, queue, event);
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBufferToImage(
-    cl_command_queue queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset,
-    const size_t* dst_origin, const size_t* region, cl_uint num_events_in_wait_list,
-    const cl_event* event_wait_list, cl_event* event) {
-  if (!is_mem(src_buffer) || !is_mem(dst_image)) return CL_INVALID_MEM_OBJECT;
-  if (dst_origin == nullptr || region == nullptr) return CL_INVALID_VALUE;
-  request copying(opcode::copy_buffer_to_image);
-  if (cl_int status = put_command(copying, queue, num_events_in_wait_list, event_wait_list, event);
-      status != CL_SUCCESS) {
-    return status;
-  }
-  copying.object(src_buffer).object(dst_image);
-  copying.fields.put<std::uint64_t>(src_offset);
-  put_triple(copying, dst_origin);
-  put_triple(copying, region);
   return send_command(copying, queue, event);
 }
 

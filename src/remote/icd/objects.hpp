@@ -104,9 +104,11 @@ struct _cl_mem : troupe::remote::icd::remote_object {
   std::size_t size = 0;
   cl_mem_object_type type = CL_MEM_OBJECT_BUFFER;
   std::size_t element_size = 0;                  ///< images
+  cl_image_format format{0, 0};                  ///< images
   std::size_t width = 0, height = 1, depth = 1;  ///< images; arrays count layers in depth
   std::mutex mutex;
-  std::unordered_map<void*, mapping> mappings;
+  /// By mapped address; maps of one region of a host pointer share theirs, one entry each.
+  std::unordered_multimap<void*, mapping> mappings;
   struct destructor_callback {
     void(CL_CALLBACK* function)(cl_mem, void*);
     void* user_data;

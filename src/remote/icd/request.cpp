@@ -62,6 +62,9 @@ cl_int request::send(server_connection& server, cl_int when_lost) {
     std::lock_guard lock(link.mutex);
     transmit(link, 0);
     return CL_SUCCESS;
+  } catch (const connection_refused& refusal) {
+    warn(std::string(to_string(op_)) + " failed: " + refusal.what());
+    return CL_OUT_OF_RESOURCES;
   } catch (const std::exception& error) {
     server.mark_lost(error.what());
     return when_lost;
@@ -84,6 +87,9 @@ cl_int request::send_read(server_connection& server, pending_read landing, cl_in
     }
     transmit(link, flag_reply | flag_reply_on_completion);
     return CL_SUCCESS;
+  } catch (const connection_refused& refusal) {
+    warn(std::string(to_string(op_)) + " failed: " + refusal.what());
+    return CL_OUT_OF_RESOURCES;
   } catch (const std::exception& error) {
     server.mark_lost(error.what());
     return when_lost;
@@ -96,6 +102,7 @@ cl_int request::call_into(server_connection& server, reply& answer, void* bulk, 
   if (cl_int status = check_size(); status != CL_SUCCESS) return status;
   try {
     connection& link = prepare(server);
+    std::lock_guard turn(link.calling);
     {
       std::lock_guard lock(link.mutex);
       {
@@ -111,6 +118,9 @@ cl_int request::call_into(server_connection& server, reply& answer, void* bulk, 
       debug(std::string(to_string(op_)) + " failed: " + answer.message);
     }
     return answer.status;
+  } catch (const connection_refused& refusal) {
+    warn(std::string(to_string(op_)) + " failed: " + refusal.what());
+    return CL_OUT_OF_RESOURCES;
   } catch (const std::exception& error) {
     server.mark_lost(error.what());
     return when_lost;
@@ -122,9 +132,9 @@ cl_int request::call(server_connection& server, reply& answer, cl_int when_lost)
 }
 
 cl_int request::with_deferred(server_connection& server, cl_int status) {
-  if (server.lost()) return status;
-  connection& link = server.this_thread_connection();
-  cl_int deferred = link.deferred.exchange(CL_SUCCESS);
+  connection* link = server.this_thread_connection_if_any();
+  if (server.lost() || link == nullptr) return status;
+  cl_int deferred = link->deferred.exchange(CL_SUCCESS);
   return status != CL_SUCCESS ? status : deferred;
 }
 

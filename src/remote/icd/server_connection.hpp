@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -30,11 +31,22 @@ struct reply {
   }
 };
 
+/// A request connection the server refused to open (an attach answered with an error): the
+/// session stands, only this connection is not to be had.
+class connection_refused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// One connection of the session, sending for one thread at a time (rOpenCL's per-thread
-/// connections: a thread blocked in clFinish does not hold up the others).
+/// connections: a thread blocked in clFinish does not hold up the others). A thread the server
+/// refused a connection of its own shares one with its owner (server_connection::share).
 struct connection {
   stream_socket socket;
   std::uint32_t index = 0;  ///< the server's number for it, within the session
+  /// Held for a whole call, from its frame to its reply: a call's reply has one slot
+  /// (`awaited`), so threads that share the connection call one at a time.
+  std::mutex calling;
   /// Guards sending: `sequence`, `held` and the socket's sending side. Only the owning thread
   /// sends requests; another thread takes it only to send `held` (see request::prepare).
   std::mutex mutex;
@@ -106,8 +118,11 @@ class server_connection {
   void register_object(remote_object* object);
   void forget_object(std::uint64_t id);
 
-  /// The calling thread's connection to this server (made on first use).
+  /// The calling thread's connection to this server: its own (made on first use), or one it
+  /// shares when the server refuses it one. Throws connection_refused when none can be had.
   connection& this_thread_connection();
+  /// The calling thread's connection to this server if it has one, else null.
+  connection* this_thread_connection_if_any();
   /// Sends the frames connection `index` holds back, if any (another thread's connection).
   void release_held(std::uint32_t index);
 
@@ -127,6 +142,14 @@ class server_connection {
                     const std::function<bool()>& done);
   /// Receives one frame on `link` (its receiving turn is the caller's) and puts it in place.
   void receive_one(connection& link);
+
+  /// Opens one more request connection of the session; throws connection_refused when the
+  /// server answers the attach with a refusal, connection_lost or decode_error otherwise.
+  std::unique_ptr<connection> attach();
+  /// A connection of the session for a thread refused one of its own (`why`), or null.
+  connection* share(const std::string& why);
+  /// An idle connection, taken off the idle list, or null.
+  connection* take_idle();
 
   void listen_for_notifications();
   stream_socket connect_request_socket();
@@ -152,6 +175,8 @@ class server_connection {
   std::unordered_map<std::uint64_t, remote_object*> objects_;
   std::unordered_map<std::uint64_t, std::function<void(cl_int)>> callbacks_;
   std::uint64_t next_callback_ = 1;
+  std::size_t next_shared_ = 0;  ///< the connection the next sharing thread gets, round robin
+  bool warned_sharing_ = false;
 
   std::mutex replies_mutex_;  // guards the receiving state of every connection and below
   std::condition_variable replies_changed_;
