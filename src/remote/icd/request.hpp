@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "remote/icd/objects.hpp"
@@ -17,6 +18,23 @@ class request {
 
   /// The id of `object` (0 for null) as the next field; the object orders the request.
   request& object(const remote_object* object);
+  /// Sends on `link` instead of the calling thread's connection (a stripe of a large transfer).
+  request& on(connection& link) {
+    link_ = &link;
+    return *this;
+  }
+  /// Processed on the server only once connection `index` has processed frame `sequence`:
+  /// a fence before the request (see prepare).
+  request& after(std::uint32_t index, std::uint32_t sequence) {
+    fences_.emplace_back(index, sequence);
+    return *this;
+  }
+  /// Ordered by its after() fences alone: the objects it names neither fence it nor record it
+  /// (a stripe's piece, which the transfer's last frame fences on instead).
+  request& unordered() {
+    unordered_ = true;
+    return *this;
+  }
   /// A length-prefixed array of object ids.
   template <class Handle>
   request& objects(const Handle* handles, std::size_t count) {
@@ -62,6 +80,9 @@ class request {
   [[nodiscard]] cl_int check_size() const;
   opcode op_;
   std::vector<const remote_object*> named_;
+  connection* link_ = nullptr;                                   // see on()
+  bool unordered_ = false;                                       // see unordered()
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> fences_;  // see after()
 };
 
 }  // namespace troupe::remote::icd

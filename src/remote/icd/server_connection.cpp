@@ -231,28 +231,71 @@ connection& server_connection::this_thread_connection() {
     }
   }
   if (link == nullptr) {
-    auto made = std::make_unique<connection>();
-    made->socket = stream_socket::connect(host_, port_, 10000);
-    made->socket.set_spin(reply_spin());
-    writer attach;
-    attach.put<std::uint32_t>(protocol_magic).put<std::uint16_t>(protocol_version);
-    attach.put_string(token_).put<std::uint64_t>(session_);
-    attach.put<std::uint64_t>(key_[0]).put<std::uint64_t>(key_[1]);
-    made->socket.send_frame(opcode::attach, flag_reply, 0, attach);
-    reply answer;
-    set_receive_timeout(made->socket.fd(), 10000);
-    frame_header header = made->socket.receive_header(max_handshake_payload);
-    if (header.sequence != 0) throw decode_error("attach reply out of order");
-    receive_reply_body(*made, header, opcode::attach, answer, nullptr, 0);
-    set_receive_timeout(made->socket.fd(), 0);
-    if (answer.status != CL_SUCCESS) throw connection_lost("attach refused: " + answer.message);
-    made->index = answer.fields().get<std::uint32_t>();
+    auto made = attach();
     link = made.get();
     std::lock_guard lock(mutex_);
     connections_.push_back(std::move(made));
   }
   this_thread.held.emplace_back(this, link);
   return *link;
+}
+
+std::unique_ptr<connection> server_connection::attach() {
+  auto made = std::make_unique<connection>();
+  made->socket = stream_socket::connect(host_, port_, 10000);
+  made->socket.set_spin(reply_spin());
+  writer attach;
+  attach.put<std::uint32_t>(protocol_magic).put<std::uint16_t>(protocol_version);
+  attach.put_string(token_).put<std::uint64_t>(session_);
+  attach.put<std::uint64_t>(key_[0]).put<std::uint64_t>(key_[1]);
+  made->socket.send_frame(opcode::attach, flag_reply, 0, attach);
+  reply answer;
+  set_receive_timeout(made->socket.fd(), 10000);
+  frame_header header = made->socket.receive_header(max_handshake_payload);
+  if (header.sequence != 0) throw decode_error("attach reply out of order");
+  receive_reply_body(*made, header, opcode::attach, answer, nullptr, 0);
+  set_receive_timeout(made->socket.fd(), 0);
+  if (answer.status != CL_SUCCESS) throw connection_lost("attach refused: " + answer.message);
+  made->index = answer.fields().get<std::uint32_t>();
+  return made;
+}
+
+// Bulk connections are a pool of their own, apart from the threads' connections: a stripe holds
+// one for a single transfer, so a thread that blocks in clFinish never holds one up.
+connection* server_connection::take_bulk() {
+  constexpr std::size_t most_bulk = 32;
+  {
+    std::lock_guard lock(mutex_);
+    if (!idle_bulk_.empty()) {
+      connection* link = idle_bulk_.back();
+      idle_bulk_.pop_back();
+      return link;
+    }
+    if (lost_ || bulk_refused_ || bulk_made_ >= most_bulk) return nullptr;
+    ++bulk_made_;
+  }
+  try {
+    auto made = attach();
+    connection* link = made.get();
+    std::lock_guard lock(mutex_);
+    connections_.push_back(std::move(made));
+    return link;
+  } catch (const std::exception& error) {
+    // The transfer goes on over fewer connections; one that cannot be made is not tried again.
+    debug("no bulk connection to " + endpoint_ + ": " + error.what());
+    std::lock_guard lock(mutex_);
+    --bulk_made_;
+    bulk_refused_ = true;
+    return nullptr;
+  }
+}
+
+void server_connection::give_back_bulk(connection* link) {
+  // Failures of its pipelined frames reach the transfer through events (striped_transfer.cpp):
+  // reported with its next reply, they would belong to no call of the next transfer's.
+  link->deferred.store(CL_SUCCESS);
+  std::lock_guard lock(mutex_);
+  idle_bulk_.push_back(link);
 }
 
 void server_connection::release_held(std::uint32_t index) {
@@ -409,7 +452,8 @@ void server_connection::receive_one(connection& link) {
   } else {
     debug(std::string(to_string(read.op)) + " failed: " + answer.message);
     cl_int none = CL_SUCCESS;
-    link.deferred.compare_exchange_strong(none, answer.status);
+    (read.failure != nullptr ? *read.failure : link.deferred)
+        .compare_exchange_strong(none, answer.status);
   }
   std::lock_guard lock(replies_mutex_);
   pending_reads_.erase({&link, header.sequence});
