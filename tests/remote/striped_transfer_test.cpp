@@ -167,20 +167,39 @@ TEST_F(remote_striped_transfer, wait_lists_hold_striped_transfers_and_their_even
   // Behind the unset gate, the write cannot have run.
   EXPECT_GT(info<cl_int>(clGetEventInfo, written.get(), CL_EVENT_COMMAND_EXECUTION_STATUS),
             CL_COMPLETE);
+  // An event another thread's connection has just made (its marker is pipelined): a bulk
+  // stripe naming it must be fenced behind that frame, or the server knows no such event.
+  queue_ref other_queue;
+  event_ref other_marker;
+  std::thread([&] {
+    cl_int made = CL_SUCCESS;
+    other_queue = queue_ref(clCreateCommandQueue(remote.context, remote.device, 0, &made));
+    if (made == CL_SUCCESS) {
+      made = clEnqueueMarkerWithWaitList(other_queue, 0, nullptr, other_marker.out());
+    }
+  }).join();
+  ASSERT_NE(other_marker.get(), nullptr);
+  const auto second = pattern(size, 23);
+  std::vector<cl_event> both{written.get(), other_marker.get()};
+  event_ref rewritten;
+  ASSERT_CL(clEnqueueWriteBuffer(remote.queue, buffer, CL_FALSE, 0, size, second.data(), 2,
+                                 both.data(), rewritten.out()));
   ASSERT_CL(clSetUserEventStatus(gate, CL_COMPLETE));
   ASSERT_CL(within(60s, "clWaitForEvents on a striped write",
                    [&] { return clWaitForEvents(1, written.ptr()); }));
   EXPECT_EQ(info<cl_int>(clGetEventInfo, written.get(), CL_EVENT_COMMAND_EXECUTION_STATUS),
             CL_COMPLETE);
-  // A blocking striped read waiting for the write's event, with an event of its own.
+  // A blocking striped read waiting for the second write's event, with an event of its own.
   std::vector<unsigned char> back(size, 0);
   event_ref read;
   ASSERT_CL(clEnqueueReadBuffer(remote.queue, buffer, CL_TRUE, 0, size, back.data(), 1,
-                                written.ptr(), read.out()));
+                                rewritten.ptr(), read.out()));
   ASSERT_NE(read.get(), nullptr);
   EXPECT_EQ(info<cl_int>(clGetEventInfo, read.get(), CL_EVENT_COMMAND_EXECUTION_STATUS),
             CL_COMPLETE);
-  EXPECT_EQ(first_difference(back.data(), data.data(), size), "");
+  EXPECT_EQ(info<cl_int>(clGetEventInfo, rewritten.get(), CL_EVENT_COMMAND_EXECUTION_STATUS),
+            CL_COMPLETE);
+  EXPECT_EQ(first_difference(back.data(), second.data(), size), "");
 }
 
 TEST_F(remote_striped_transfer, a_failed_wait_list_fails_a_striped_read_and_write) {

@@ -34,7 +34,7 @@ connection& request::prepare(server_connection& server) {
   for (const remote_object* named : named_) {
     std::uint64_t last = named->last_frame.load(std::memory_order_acquire);
     auto index = static_cast<std::uint32_t>(last >> 32);
-    if (unordered_ || last == 0 || index == link.index) continue;
+    if (last == 0 || index == link.index) continue;
     fence_on(index, static_cast<std::uint32_t>(last));
   }
   for (auto [index, sequence] : fences_) {
@@ -53,7 +53,7 @@ void request::transmit(connection& link, std::uint16_t flags) {
     link.held.clear();
     link.holding.store(false, std::memory_order_release);
   }
-  if (unordered_) return;
+  if (unrecorded_) return;
   if ((flags & flag_reply) != 0 && (flags & flag_reply_on_completion) == 0) return;
   std::uint64_t stamp = (std::uint64_t{link.index} << 32) | link.sequence;
   for (const remote_object* named : named_) {

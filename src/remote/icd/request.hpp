@@ -29,10 +29,11 @@ class request {
     fences_.emplace_back(index, sequence);
     return *this;
   }
-  /// Ordered by its after() fences alone: the objects it names neither fence it nor record it
-  /// (a stripe's piece, which the transfer's last frame fences on instead).
-  request& unordered() {
-    unordered_ = true;
+  /// Recorded by none of the objects it names, so that later frames of other connections are
+  /// not fenced behind it (a stripe's piece: the transfer's last frame, fenced behind every
+  /// stripe, is recorded instead).
+  request& unrecorded() {
+    unrecorded_ = true;
     return *this;
   }
   /// A length-prefixed array of object ids.
@@ -81,7 +82,7 @@ class request {
   opcode op_;
   std::vector<const remote_object*> named_;
   connection* link_ = nullptr;                                   // see on()
-  bool unordered_ = false;                                       // see unordered()
+  bool unrecorded_ = false;                                      // see unrecorded()
   std::vector<std::pair<std::uint32_t, std::uint32_t>> fences_;  // see after()
 };
 

@@ -111,13 +111,14 @@ cl_int plan(transfer& job, std::size_t size, std::size_t count) {
   return CL_SUCCESS;
 }
 
-// A request of a stripe: on its connection; a bulk stripe's is ordered by fences alone, the
-// first behind the caller's frames before the transfer.
+// A request of a stripe, on its stripe's connection. A bulk stripe's first is fenced behind the
+// caller's frames before the transfer. No piece is recorded by the objects it names: stripes
+// running at once would otherwise fence each other's pieces, one behind the other.
 void route(request& piece, const transfer& job, stripe& part, bool first) {
-  piece.on(*part.link);
-  if (!part.bulk) return;
-  piece.unordered();
-  if (first && job.caller_sequence != 0) piece.after(job.caller_index, job.caller_sequence);
+  piece.on(*part.link).unrecorded();
+  if (part.bulk && first && job.caller_sequence != 0) {
+    piece.after(job.caller_index, job.caller_sequence);
+  }
 }
 
 // Runs `work` on every stripe at once: the first on the calling thread, each other on a thread
