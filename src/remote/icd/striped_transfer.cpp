@@ -265,18 +265,16 @@ cl_int striped_write(cl_command_queue queue, cl_mem buffer, bool blocking, std::
   if (sent == CL_SUCCESS) sent = send_command(marking, queue, target);
   for (cl_event piece : pieces) clReleaseEvent(piece);
   if (status == CL_SUCCESS) status = sent;
-  if (status == CL_SUCCESS && blocking) {
-    // As the plain path's blocking last piece: the write is over when the call returns.
-    status = clWaitForEvents(1, target);
-    if (status != CL_SUCCESS && event != nullptr) {
-      clReleaseEvent(*event);  // a failed call returns no event
-      *event = nullptr;
-    }
-  }
+  // As the plain path's blocking last piece: the write is over when the call returns.
+  if (status == CL_SUCCESS && blocking) status = clWaitForEvents(1, target);
   if (internal != nullptr) clReleaseEvent(internal);
   // A blocking call reports earlier pipelined failures of the caller's connection, as the
   // plain path's does.
   if (blocking) status = request(opcode::marker).with_deferred(*queue->server, status);
+  if (status != CL_SUCCESS && target == event && event != nullptr && sent == CL_SUCCESS) {
+    clReleaseEvent(*event);  // a failed call returns no event
+    *event = nullptr;
+  }
   return status;
 }
 
@@ -304,14 +302,21 @@ cl_int striped_read(cl_command_queue queue, cl_mem buffer, std::size_t offset, s
       return read.queue == queue && read.issue < issued_before;
     });
   }
+  bool event_made = false;
   if (status == CL_SUCCESS && event != nullptr) {
     // Every piece has come back, so every stripe's frames were processed: the call's event is
     // a marker after them on the in-order queue, complete at once.
     request marking(opcode::marker);
     status = put_command(marking, queue, 0, nullptr, event);
     if (status == CL_SUCCESS) status = send_command(marking, queue, event);
+    event_made = status == CL_SUCCESS;
   }
-  return request(opcode::read_buffer).with_deferred(server, status);
+  status = request(opcode::read_buffer).with_deferred(server, status);
+  if (status != CL_SUCCESS && event_made) {
+    clReleaseEvent(*event);  // a failed call returns no event
+    *event = nullptr;
+  }
+  return status;
 }
 
 }  // namespace troupe::remote::icd
