@@ -5,6 +5,8 @@
 //   platform-names     prints the name of each troupe platform, one a line
 //   check-loop N       N checked rounds of write, kernel, read; exit 0 if all were right
 //   transfer-forever   writes 64 MB buffers in a loop, "ready" after the first
+//   stripe-until-error blocking 64 MB writes and reads in a loop, "ready" after the first,
+//                      "error CODE" once one fails
 //   long-kernel S      runs a kernel that takes at least S seconds; "ok <seconds>" if right
 //   hold               creates a few objects, prints "ready", waits for stdin to close
 //   run-until-error    loops kernel and read, "ready" after the first round; on the first
@@ -12,6 +14,8 @@
 //   lifecycle          "discovered", then on "go" creates objects ("created"), then on "go"
 //                      releases them all ("released"), then waits for stdin to close
 #include <CL/cl.h>
+#include <dirent.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -271,6 +275,54 @@ int transfer_forever() {
   }
 }
 
+// The sockets this process holds.
+std::size_t open_sockets() {
+  std::size_t count = 0;
+  DIR* folder = ::opendir("/proc/self/fd");
+  if (folder == nullptr) return 0;
+  while (dirent* entry = ::readdir(folder)) {
+    char target[64] = {};
+    std::string path = std::string("/proc/self/fd/") + entry->d_name;
+    if (::readlink(path.c_str(), target, sizeof target - 1) > 0 &&
+        std::strncmp(target, "socket:", 7) == 0) {
+      ++count;
+    }
+  }
+  ::closedir(folder);
+  return count;
+}
+
+// Striped transfers (TROUPE_ICD_STREAMS, set by the test) until one fails: "error CODE". Says
+// "ready" after the first only if it was striped: the session's first connection, the
+// thread's own and three bulk ones at least.
+int stripe_until_error() {
+  session s;
+  s.open();
+  const std::size_t bytes = 64u << 20;
+  std::vector<unsigned char> data(bytes, 0x5a);
+  cl_int status = CL_SUCCESS;
+  cl_mem buffer = clCreateBuffer(s.context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
+  CHECK(status);
+  for (int i = 0;; ++i) {
+    status =
+        clEnqueueWriteBuffer(s.queue, buffer, CL_TRUE, 0, bytes, data.data(), 0, nullptr, nullptr);
+    if (status == CL_SUCCESS) {
+      status =
+          clEnqueueReadBuffer(s.queue, buffer, CL_TRUE, 0, bytes, data.data(), 0, nullptr, nullptr);
+    }
+    if (status != CL_SUCCESS) {
+      std::printf("error %d\n", status);
+      std::fflush(stdout);
+      return 0;
+    }
+    if (i == 0 && open_sockets() < 5) {
+      std::printf("not striped: %zu sockets open\n", open_sockets());
+      return 1;
+    }
+    if (i == 0) say("ready");
+  }
+}
+
 int hold() {
   session s;
   s.open();
@@ -359,6 +411,7 @@ int main(int argc, char** argv) {
   if (mode == "check-loop") return check_loop(argc > 2 ? std::atoi(argv[2]) : 10);
   if (mode == "run-until-error") return run_until_error();
   if (mode == "transfer-forever") return transfer_forever();
+  if (mode == "stripe-until-error") return stripe_until_error();
   if (mode == "hold") return hold();
   if (mode == "lifecycle") return lifecycle();
   std::fprintf(stderr, "client_helper: unknown mode %s\n", argv[1]);

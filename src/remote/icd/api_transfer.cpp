@@ -3,6 +3,7 @@
 
 #include "remote/icd/api_support.hpp"
 #include "remote/icd/rect_checks.hpp"
+#include "remote/icd/striped_transfer.hpp"
 #include "remote/icd/transfer_support.hpp"
 
 using namespace troupe::remote;
@@ -41,6 +42,14 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(
     void* ptr, cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event) {
   if (!is_mem(buffer)) return CL_INVALID_MEM_OBJECT;
   if (ptr == nullptr || size == 0) return CL_INVALID_VALUE;
+  if (blocking_read) {
+    std::size_t stripes =
+        stripe_count(queue, buffer, size, num_events_in_wait_list, event_wait_list);
+    if (stripes > 1) {
+      return striped_read(queue, buffer, offset, size, ptr, num_events_in_wait_list,
+                          event_wait_list, event, stripes);
+    }
+  }
   chunked chunks{num_events_in_wait_list, event_wait_list, event};
   std::uint64_t first_issue = 0;
   for (std::size_t done = 0; done < size;) {
@@ -88,6 +97,12 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue queue, cl_
   if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
   if (cl_int status = settle_overlap(*queue->server, ptr, size); status != CL_SUCCESS)
     return status;
+  if (std::size_t stripes =
+          stripe_count(queue, buffer, size, num_events_in_wait_list, event_wait_list);
+      stripes > 1) {
+    return striped_write(queue, buffer, blocking_write != CL_FALSE, offset, size, ptr,
+                         num_events_in_wait_list, event_wait_list, event, stripes);
+  }
   chunked chunks{num_events_in_wait_list, event_wait_list, event};
   for (std::size_t done = 0; done < size;) {
     std::size_t piece = std::min<std::size_t>(size - done, transfer_piece);

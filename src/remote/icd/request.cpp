@@ -20,19 +20,25 @@ request& request::object(const remote_object* named) {
 }
 
 connection& request::prepare(server_connection& server) {
-  connection& link = server.this_thread_connection();
+  connection& link = link_ != nullptr ? *link_ : server.this_thread_connection();
+  // The frame fenced on may still be held back on its connection: it is sent first.
+  auto fence_on = [&](std::uint32_t index, std::uint32_t sequence) {
+    server.release_held(index);
+    writer fence;
+    fence.put<std::uint32_t>(index).put<std::uint32_t>(sequence);
+    std::lock_guard lock(link.mutex);
+    stream_socket::append_frame(link.held, opcode::fence, 0, ++link.sequence, fence);
+    link.holding.store(true, std::memory_order_release);
+  };
   // Fence behind pipelined frames of other connections that named the same objects.
   for (const remote_object* named : named_) {
     std::uint64_t last = named->last_frame.load(std::memory_order_acquire);
     auto index = static_cast<std::uint32_t>(last >> 32);
     if (last == 0 || index == link.index) continue;
-    // The frame fenced on may still be held back on its connection: send it first.
-    server.release_held(index);
-    writer fence;
-    fence.put<std::uint32_t>(index).put<std::uint32_t>(static_cast<std::uint32_t>(last));
-    std::lock_guard lock(link.mutex);
-    stream_socket::append_frame(link.held, opcode::fence, 0, ++link.sequence, fence);
-    link.holding.store(true, std::memory_order_release);
+    fence_on(index, static_cast<std::uint32_t>(last));
+  }
+  for (auto [index, sequence] : fences_) {
+    if (index != link.index) fence_on(index, sequence);
   }
   return link;
 }
@@ -47,6 +53,7 @@ void request::transmit(connection& link, std::uint16_t flags) {
     link.held.clear();
     link.holding.store(false, std::memory_order_release);
   }
+  if (unrecorded_) return;
   if ((flags & flag_reply) != 0 && (flags & flag_reply_on_completion) == 0) return;
   std::uint64_t stamp = (std::uint64_t{link.index} << 32) | link.sequence;
   for (const remote_object* named : named_) {
@@ -132,8 +139,9 @@ cl_int request::call(server_connection& server, reply& answer, cl_int when_lost)
 }
 
 cl_int request::with_deferred(server_connection& server, cl_int status) {
-  connection* link = server.this_thread_connection_if_any();
-  if (server.lost() || link == nullptr) return status;
+  if (server.lost()) return status;
+  connection* link = link_ != nullptr ? link_ : server.this_thread_connection_if_any();
+  if (link == nullptr) return status;
   cl_int deferred = link->deferred.exchange(CL_SUCCESS);
   return status != CL_SUCCESS ? status : deferred;
 }

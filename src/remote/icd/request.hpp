@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "remote/icd/objects.hpp"
@@ -17,6 +18,24 @@ class request {
 
   /// The id of `object` (0 for null) as the next field; the object orders the request.
   request& object(const remote_object* object);
+  /// Sends on `link` instead of the calling thread's connection (a stripe of a large transfer).
+  request& on(connection& link) {
+    link_ = &link;
+    return *this;
+  }
+  /// Processed on the server only once connection `index` has processed frame `sequence`:
+  /// a fence before the request (see prepare).
+  request& after(std::uint32_t index, std::uint32_t sequence) {
+    fences_.emplace_back(index, sequence);
+    return *this;
+  }
+  /// Recorded by none of the objects it names, so that later frames of other connections are
+  /// not fenced behind it (a stripe's piece: the transfer's last frame, fenced behind every
+  /// stripe, is recorded instead).
+  request& unrecorded() {
+    unrecorded_ = true;
+    return *this;
+  }
   /// A length-prefixed array of object ids.
   template <class Handle>
   request& objects(const Handle* handles, std::size_t count) {
@@ -62,6 +81,9 @@ class request {
   [[nodiscard]] cl_int check_size() const;
   opcode op_;
   std::vector<const remote_object*> named_;
+  connection* link_ = nullptr;                                   // see on()
+  bool unrecorded_ = false;                                      // see unrecorded()
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> fences_;  // see after()
 };
 
 }  // namespace troupe::remote::icd

@@ -222,6 +222,7 @@ void server_connection::mark_lost(const std::string& why) {
     // Threads waiting for replies from a server that went silent (not closed) wake up too.
     std::lock_guard lock(mutex_);
     for (auto& link : connections_) link->socket.shutdown();
+    for (auto& link : bulk_connections_) link->socket.shutdown();
   }
 }
 
@@ -364,6 +365,44 @@ connection* server_connection::share(const std::string& why) {
          "); such threads share the session's connections, one call at a time");
   }
   return connections_[next_shared_++ % connections_.size()].get();
+}
+
+// Bulk connections are a pool of their own, apart from the threads' connections: a stripe holds
+// one for a single transfer, so a thread that blocks in clFinish never holds one up.
+connection* server_connection::take_bulk() {
+  constexpr std::size_t most_bulk = 32;
+  {
+    std::lock_guard lock(mutex_);
+    if (!idle_bulk_.empty()) {
+      connection* link = idle_bulk_.back();
+      idle_bulk_.pop_back();
+      return link;
+    }
+    if (lost_ || bulk_refused_ || bulk_made_ >= most_bulk) return nullptr;
+    ++bulk_made_;
+  }
+  try {
+    auto made = attach();
+    connection* link = made.get();
+    std::lock_guard lock(mutex_);
+    bulk_connections_.push_back(std::move(made));  // never shared with threads (share())
+    return link;
+  } catch (const std::exception& error) {
+    // The transfer goes on over fewer connections; one that cannot be made is not tried again.
+    debug("no bulk connection to " + endpoint_ + ": " + error.what());
+    std::lock_guard lock(mutex_);
+    --bulk_made_;
+    bulk_refused_ = true;
+    return nullptr;
+  }
+}
+
+void server_connection::give_back_bulk(connection* link) {
+  // Failures of its pipelined frames reach the transfer through events (striped_transfer.cpp):
+  // reported with its next reply, they would belong to no call of the next transfer's.
+  link->deferred.store(CL_SUCCESS);
+  std::lock_guard lock(mutex_);
+  idle_bulk_.push_back(link);
 }
 
 void server_connection::release_held(std::uint32_t index) {
@@ -520,7 +559,8 @@ void server_connection::receive_one(connection& link) {
   } else {
     debug(std::string(to_string(read.op)) + " failed: " + answer.message);
     cl_int none = CL_SUCCESS;
-    link.deferred.compare_exchange_strong(none, answer.status);
+    (read.failure != nullptr ? *read.failure : link.deferred)
+        .compare_exchange_strong(none, answer.status);
   }
   std::lock_guard lock(replies_mutex_);
   pending_reads_.erase({&link, header.sequence});

@@ -85,6 +85,8 @@ struct pending_read {
   std::function<void()> unpack;  ///< after they arrived: scatters rows of rect and image reads
   cl_command_queue queue = nullptr;
   std::uint64_t issue = 0;  ///< its command's place in the order of issue (server_connection)
+  /// Where a failure goes instead of the connection's deferred error (a striped read's piece).
+  std::atomic<cl_int>* failure = nullptr;
   /// The application memory it writes: a later write from there must wait for it.
   const std::byte* covers_begin = nullptr;
   const std::byte* covers_end = nullptr;
@@ -123,6 +125,11 @@ class server_connection {
   connection& this_thread_connection();
   /// The calling thread's connection to this server if it has one, else null.
   connection* this_thread_connection_if_any();
+  /// A connection of the session for one stripe of a large transfer, kept for that transfer
+  /// alone until give_back_bulk(); nullptr when no more may be opened (see striped_transfer).
+  connection* take_bulk();
+  /// Returns a connection that take_bulk() gave, for the next transfer.
+  void give_back_bulk(connection* link);
   /// Sends the frames connection `index` holds back, if any (another thread's connection).
   void release_held(std::uint32_t index);
 
@@ -172,6 +179,10 @@ class server_connection {
   std::mutex mutex_;  // guards everything below
   std::vector<std::unique_ptr<connection>> connections_;
   std::vector<connection*> idle_;
+  std::vector<std::unique_ptr<connection>> bulk_connections_;  // see take_bulk()
+  std::vector<connection*> idle_bulk_;
+  std::size_t bulk_made_ = 0;
+  bool bulk_refused_ = false;  // the server refused one: it has no more to give
   std::unordered_map<std::uint64_t, remote_object*> objects_;
   std::unordered_map<std::uint64_t, std::function<void(cl_int)>> callbacks_;
   std::uint64_t next_callback_ = 1;
