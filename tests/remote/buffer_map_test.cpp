@@ -58,7 +58,7 @@ TEST_F(remote_buffer_map, maps_at_offsets_read_write_and_invalidate_as_the_cpu_s
   for (std::size_t i = 0; i < 300; ++i) reference[1001 + i] ^= 0x5a;
   for (std::size_t i = 0; i < 256; ++i) reference[4096 + i] = static_cast<unsigned char>(i * 3);
   for (bool use_host : {false, true}) {
-    for (side* s : {&local, &remote}) {
+    for (side* s : checked_sides()) {
       SCOPED_TRACE(s->name + (use_host ? ", host pointer" : ""));
       auto made = make_mapped_buffer(*s, use_host, initial);
       for (cl_bool blocking : {CL_TRUE, CL_FALSE}) {
@@ -87,7 +87,7 @@ TEST_F(remote_buffer_map, two_maps_of_one_buffer_at_once_unmap_in_either_order) 
   for (std::size_t i = 0; i < 512; ++i) reference[2048 + i] = static_cast<unsigned char>(~i);
   for (bool use_host : {false, true}) {
     for (bool last_first : {false, true}) {
-      for (side* s : {&local, &remote}) {
+      for (side* s : checked_sides()) {
         SCOPED_TRACE(s->name + (use_host ? ", host pointer" : "") +
                      (last_first ? ", last unmapped first" : ""));
         auto made = make_mapped_buffer(*s, use_host, initial);
@@ -125,7 +125,7 @@ TEST_F(remote_buffer_map, a_sub_buffer_maps_its_part_of_the_parent) {
   auto reference = initial;
   for (std::size_t i = 0; i < 100; ++i) reference[align + 8 + i] += 1;
   for (bool use_host : {false, true}) {
-    for (side* s : {&local, &remote}) {
+    for (side* s : checked_sides()) {
       SCOPED_TRACE(s->name + (use_host ? ", host pointer" : ""));
       auto made = make_mapped_buffer(*s, use_host, initial);
       cl_buffer_region region{align, 2 * align};
@@ -148,7 +148,7 @@ TEST_F(remote_buffer_map, a_map_to_read_and_invalidate_reads_and_keeps_the_bytes
   // OpenCL forbids the pair; PoCL accepts it and reads, and so does the driver: the buffer
   // keeps its bytes. A local device that refuses the pair is left out of the comparison.
   const auto initial = random_bytes(buffer_size, 65);
-  for (side* s : {&local, &remote}) {
+  for (side* s : checked_sides()) {
     SCOPED_TRACE(s->name);
     auto made = make_mapped_buffer(*s, false, initial);
     cl_int status = CL_SUCCESS;
@@ -214,7 +214,7 @@ TEST_F(remote_buffer_map, wrong_maps_and_fills_fail_at_the_call_as_natively) {
 
 TEST_F(remote_buffer_map, fills_of_every_pattern_size_at_offsets_match_the_cpu) {
   const auto initial = random_bytes(buffer_size, 64);
-  for (side* s : {&local, &remote}) {
+  for (side* s : checked_sides()) {
     SCOPED_TRACE(s->name);
     auto reference = initial;
     auto made = make_mapped_buffer(*s, false, initial);

@@ -79,7 +79,7 @@ TEST_F(remote_buffer_rect, reads_writes_and_copies_match_the_cpu_and_the_local_d
     copy_rect(written.data(), c.buffer_origin.data(), buffer_row, buffer_slice, copied.data(),
               to.data(), buffer_row, buffer_slice, c.region.data());
 
-    for (side* s : {&local, &remote}) {
+    for (side* s : checked_sides()) {
       SCOPED_TRACE(s->name);
       auto buffer = make_buffer(s->context, size, CL_MEM_COPY_HOST_PTR,
                                 const_cast<unsigned char*>(initial.data()));
@@ -115,7 +115,7 @@ TEST_F(remote_buffer_rect, copies_within_one_buffer_that_overlap_are_refused_as_
   const triple overlapping[] = {{4, 2, 0}, {2, 1, 0}, {5, 3, 0}};
   const triple apart[] = {{6, 1, 0}, {2, 4, 0}, {2, 1, 1}};
   const auto initial = random_bytes(size, 51);
-  for (side* s : {&local, &remote}) {
+  for (side* s : checked_sides()) {
     SCOPED_TRACE(s->name);
     auto buffer = make_buffer(s->context, size, CL_MEM_COPY_HOST_PTR,
                               const_cast<unsigned char*>(initial.data()));

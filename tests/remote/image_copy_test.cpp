@@ -91,7 +91,7 @@ TEST_F(remote_image_copy, reads_and_writes_with_host_pitches_match_the_cpu_for_e
       std::memcpy(reference.data() + at, host.data() + from, pixel);
       std::memcpy(read_reference.data() + from, host.data() + from, pixel);
     });
-    for (side* s : {&local, &remote}) {
+    for (side* s : checked_sides()) {
       SCOPED_TRACE(s->name);
       auto pixels = numbered_pixels(shape);
       auto image = make_image(s->context, shape, pixels.data());
@@ -123,7 +123,7 @@ TEST_F(remote_image_copy, copies_between_images_at_other_origins_match_the_cpu) 
                                          from.origin[2] + z),
                   pixel);
     });
-    for (side* s : {&local, &remote}) {
+    for (side* s : checked_sides()) {
       SCOPED_TRACE(s->name);
       auto source_pixels = source;
       auto zeros = std::vector<unsigned char>(source.size(), 0);
@@ -155,7 +155,7 @@ TEST_F(remote_image_copy, copies_between_images_and_buffers_match_the_cpu) {
       std::memcpy(buffer_reference.data() + in_buffer, source.data() + at, pixel);
       std::memcpy(image_reference.data() + at, incoming.data() + in_buffer, pixel);
     });
-    for (side* s : {&local, &remote}) {
+    for (side* s : checked_sides()) {
       SCOPED_TRACE(s->name);
       auto pixels = source;
       auto image = make_image(s->context, shape, pixels.data());
@@ -239,7 +239,7 @@ TEST_F(remote_image_copy, fills_of_each_supported_channel_type_match_the_cpu) {
             pixel * size;
         std::memcpy(reference.data() + at, fill.bytes.data(), size);
       });
-      for (side* s : {&local, &remote}) {
+      for (side* s : checked_sides()) {
         SCOPED_TRACE(s->name);
         std::vector<unsigned char> zeros(count * size, 0);
         auto image = make_image(s->context, shape, zeros.data(), fill.format);
