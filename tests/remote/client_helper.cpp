@@ -4,7 +4,14 @@
 //   count-platforms    prints the number of troupe platforms
 //   platform-names     prints the name of each troupe platform, one a line
 //   check-loop N       N checked rounds of write, kernel, read; exit 0 if all were right
-//   transfer-forever   writes 64 MB buffers in a loop, "ready" after the first
+//   transfer-forever [MiB]  writes and reads buffers of MiB (64) in a loop, "ready" after the
+//                      first round
+//   mixed-operations N N operations (create, write, launch, read, finish, release), each result
+//                      checked against the host; prints "done <operations> <errors>"
+//   finish-forever     "finishing", then a clFinish on a kernel that runs for minutes; prints
+//                      "error <code>" when the call fails, "ok" if it returns
+//   idle-then-call     "ready", then on a line of stdin one blocking write; "error <code>" or
+//                      "ok"
 //   stripe-until-error blocking 64 MB writes and reads in a loop, "ready" after the first,
 //                      "error CODE" once one fails
 //   long-kernel S      runs a kernel that takes at least S seconds; "ok <seconds>" if right
@@ -257,10 +264,10 @@ int long_kernel(double seconds) {
   return 0;
 }
 
-int transfer_forever() {
+int transfer_forever(std::size_t mebibytes) {
   session s;
   s.open();
-  const std::size_t bytes = 64u << 20;
+  const std::size_t bytes = mebibytes << 20;
   std::vector<unsigned char> data(bytes, 0x5a);
   cl_int status = CL_SUCCESS;
   cl_mem buffer = clCreateBuffer(s.context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
@@ -321,6 +328,118 @@ int stripe_until_error() {
     }
     if (i == 0) say("ready");
   }
+}
+
+// Counts operations and the errors among them: a failed call, or a result unlike the host's.
+struct tally {
+  int operations = 0;
+  int errors = 0;
+  bool check(const char* what, cl_int status) {
+    ++operations;
+    if (status == CL_SUCCESS) return true;
+    ++errors;
+    std::fprintf(stderr, "client_helper: %s gave %d\n", what, status);
+    return false;
+  }
+};
+
+// One round of 11 operations on buffers of a size that changes from round to round.
+void mixed_round(session& s, int round, tally& count) {
+  const std::size_t items = std::size_t{64} << (round % 5);
+  const std::size_t bytes = items * sizeof(int);
+  cl_int status = CL_SUCCESS;
+  cl_mem a = clCreateBuffer(s.context, CL_MEM_READ_ONLY, bytes, nullptr, &status);
+  const bool made_a = count.check("clCreateBuffer", status);
+  cl_mem b = clCreateBuffer(s.context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
+  const bool made_b = count.check("clCreateBuffer", status);
+  std::vector<int> in(items), out(items, -1);
+  const int scale = round % 7 + 2;
+  for (std::size_t i = 0; i < items; ++i) in[i] = static_cast<int>(i) * 5 - round;
+  if (made_a && made_b) {
+    count.check("clEnqueueWriteBuffer", clEnqueueWriteBuffer(s.queue, a, CL_FALSE, 0, bytes,
+                                                             in.data(), 0, nullptr, nullptr));
+    count.check("clSetKernelArg", clSetKernelArg(s.kernel, 0, sizeof a, &a));
+    count.check("clSetKernelArg", clSetKernelArg(s.kernel, 1, sizeof b, &b));
+    count.check("clSetKernelArg", clSetKernelArg(s.kernel, 2, sizeof scale, &scale));
+    count.check("clEnqueueNDRangeKernel",
+                clEnqueueNDRangeKernel(s.queue, s.kernel, 1, nullptr, &items, nullptr, 0, nullptr,
+                                       nullptr));
+    count.check("clEnqueueReadBuffer", clEnqueueReadBuffer(s.queue, b, CL_FALSE, 0, bytes,
+                                                           out.data(), 0, nullptr, nullptr));
+    if (count.check("clFinish", clFinish(s.queue))) {
+      for (std::size_t i = 0; i < items; ++i) {
+        if (out[i] == in[i] * scale + static_cast<int>(i)) continue;
+        ++count.errors;
+        std::fprintf(stderr, "client_helper: round %d: item %zu is %d, the host says %d\n", round,
+                     i, out[i], in[i] * scale + static_cast<int>(i));
+        break;
+      }
+    }
+  }
+  if (made_a) count.check("clReleaseMemObject", clReleaseMemObject(a));
+  if (made_b) count.check("clReleaseMemObject", clReleaseMemObject(b));
+}
+
+int mixed_operations(int operations) {
+  session s;
+  s.open();
+  tally count;
+  for (int round = 0; count.operations < operations; ++round) mixed_round(s, round, count);
+  s.close();
+  std::printf("done %d %d\n", count.operations, count.errors);
+  return count.errors == 0 ? 0 : 1;
+}
+
+// A call blocked for a kernel that runs for minutes, for a test that kills the server.
+int finish_forever() {
+  session s;
+  s.open();
+  cl_int status = CL_SUCCESS;
+  cl_program program = clCreateProgramWithSource(s.context, 1, &spin_source, nullptr, &status);
+  CHECK(status);
+  CHECK(clBuildProgram(program, 1, &s.device, "", nullptr, nullptr));
+  cl_kernel spin = clCreateKernel(program, "spin", &status);
+  CHECK(status);
+  cl_mem state = clCreateBuffer(s.context, CL_MEM_READ_WRITE, sizeof(cl_ulong), nullptr, &status);
+  CHECK(status);
+  const cl_ulong seed = 1, steps = cl_ulong{1} << 40;
+  CHECK(clEnqueueWriteBuffer(s.queue, state, CL_TRUE, 0, sizeof seed, &seed, 0, nullptr, nullptr));
+  CHECK(clSetKernelArg(spin, 0, sizeof state, &state));
+  CHECK(clSetKernelArg(spin, 1, sizeof steps, &steps));
+  const std::size_t one = 1;
+  CHECK(clEnqueueNDRangeKernel(s.queue, spin, 1, nullptr, &one, &one, 0, nullptr, nullptr));
+  say("finishing");
+  status = clFinish(s.queue);
+  if (status == CL_SUCCESS) {
+    say("ok");
+    return 1;
+  }
+  std::printf("error %d\n", status);
+  std::fflush(stdout);
+  return 0;
+}
+
+// A client between calls when its server goes: its next call must fail, not wait.
+int idle_then_call() {
+  session s;
+  s.open();
+  cl_int status = CL_SUCCESS;
+  cl_mem buffer = clCreateBuffer(s.context, CL_MEM_READ_WRITE, 4096, nullptr, &status);
+  CHECK(status);
+  std::vector<unsigned char> data(4096, 0x2a);
+  CHECK(clEnqueueWriteBuffer(s.queue, buffer, CL_TRUE, 0, data.size(), data.data(), 0, nullptr,
+                             nullptr));
+  say("ready");
+  if (!next_line()) return 1;
+  status = clEnqueueWriteBuffer(s.queue, buffer, CL_TRUE, 0, data.size(), data.data(), 0, nullptr,
+                                nullptr);
+  if (status == CL_SUCCESS) {
+    say("ok");
+    return 1;
+  }
+  std::printf("error %d\n", status);
+  std::fflush(stdout);
+  return 0;
 }
 
 int hold() {
@@ -410,7 +529,12 @@ int main(int argc, char** argv) {
   if (mode == "long-kernel") return long_kernel(argc > 2 ? std::atof(argv[2]) : 1.0);
   if (mode == "check-loop") return check_loop(argc > 2 ? std::atoi(argv[2]) : 10);
   if (mode == "run-until-error") return run_until_error();
-  if (mode == "transfer-forever") return transfer_forever();
+  if (mode == "transfer-forever") {
+    return transfer_forever(argc > 2 ? static_cast<std::size_t>(std::atoi(argv[2])) : 64);
+  }
+  if (mode == "mixed-operations") return mixed_operations(argc > 2 ? std::atoi(argv[2]) : 1000);
+  if (mode == "finish-forever") return finish_forever();
+  if (mode == "idle-then-call") return idle_then_call();
   if (mode == "stripe-until-error") return stripe_until_error();
   if (mode == "hold") return hold();
   if (mode == "lifecycle") return lifecycle();
