@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -244,6 +245,14 @@ TEST_F(remote_buffer_rect, out_of_range_rectangles_fail_at_the_call_as_natively)
     // Refused at the call, as natively: nothing is left to fail later.
     EXPECT_EQ(std::string(cl_error_name(clFinish(remote.queue))), "CL_SUCCESS");
   }
+  // Sizes whose products wrap around a size_t are refused, not wrapped into a small rectangle
+  // (the driver only: a native device may not survive them).
+  std::vector<unsigned char> host(4096, 0);
+  EXPECT_EQ(write_rect(remote, remote_buffer, host, {0, 0, 0},
+                       {std::size_t{1} << 33, std::size_t{1} << 31, 1}, 0, 0),
+            CL_INVALID_VALUE);
+  EXPECT_EQ(read_rect(remote, remote_buffer, host, {0, SIZE_MAX, 0}, {16, 2, 1}, 16, 128),
+            CL_INVALID_VALUE);
   EXPECT_TRUE(read_all(remote, remote_buffer, size) == zeros);
 }
 

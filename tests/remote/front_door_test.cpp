@@ -53,7 +53,7 @@ TEST(remote_front_door, a_connection_that_gets_no_thread_is_closed_and_the_serve
   std::condition_variable released;
   bool release = false;
   std::vector<std::thread> holders;
-  for (int i = 0; i < 16; ++i) {
+  for (int i = 0; i < 64; ++i) {
     holders.emplace_back([&] {
       std::unique_lock lock(mutex);
       released.wait(lock, [&] { return release; });

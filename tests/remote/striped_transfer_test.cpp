@@ -230,6 +230,30 @@ TEST_F(remote_striped_transfer, a_failed_wait_list_fails_a_striped_read_and_writ
   EXPECT_EQ(first_difference(back.data(), data.data(), size), "");
 }
 
+TEST_F(remote_striped_transfer, an_earlier_read_into_the_same_bytes_lands_before_a_striped_one) {
+  const std::size_t small = 2 * mib, large = 24 * mib;
+  const auto old_bytes = pattern(small, 3), new_bytes = pattern(large, 11);
+  auto older = make_buffer(remote.context, small);
+  auto newer = make_buffer(remote.context, large);
+  ASSERT_CL(clEnqueueWriteBuffer(remote.queue, older, CL_TRUE, 0, small, old_bytes.data(), 0,
+                                 nullptr, nullptr));
+  ASSERT_CL(clEnqueueWriteBuffer(remote.queue, newer, CL_TRUE, 0, large, new_bytes.data(), 0,
+                                 nullptr, nullptr));
+  for (int round = 0; round < 4; ++round) {
+    SCOPED_TRACE(round);
+    std::vector<unsigned char> host(large, 0);
+    // A non-blocking read into the last bytes (a bulk stripe's, not the caller's connection's),
+    // then a striped blocking read over all of them: on an in-order queue the second is later,
+    // so its bytes are the ones left.
+    ASSERT_CL(clEnqueueReadBuffer(remote.queue, older, CL_FALSE, 0, small,
+                                  host.data() + large - small, 0, nullptr, nullptr));
+    ASSERT_CL(clEnqueueReadBuffer(remote.queue, newer, CL_TRUE, 0, large, host.data(), 0, nullptr,
+                                  nullptr));
+    ASSERT_CL(clFinish(remote.queue));
+    EXPECT_EQ(first_difference(host.data(), new_bytes.data(), large), "");
+  }
+}
+
 TEST_F(remote_striped_transfer, many_threads_stripe_at_once) {
   const std::size_t size = 20 * mib + 77;
   constexpr int threads = 4;

@@ -1,5 +1,7 @@
 #include "remote/icd/rect_checks.hpp"
 
+#include <cstdint>
+
 namespace troupe::remote::icd {
 
 namespace {
@@ -31,6 +33,12 @@ cl_int check_rect_pitches(const std::size_t* region, std::size_t row_pitch,
                           std::size_t slice_pitch) {
   if (region[0] == 0 || region[1] == 0 || region[2] == 0) return CL_INVALID_VALUE;
   if (row_pitch != 0 && row_pitch < region[0]) return CL_INVALID_VALUE;
+  // A rectangle whose bytes a size cannot count is in no buffer; every product below fits then.
+  std::size_t packed_slice = 0, span = 0;
+  if (__builtin_mul_overflow(row_pitch != 0 ? row_pitch : region[0], region[1], &packed_slice) ||
+      __builtin_mul_overflow(slice_pitch != 0 ? slice_pitch : packed_slice, region[2], &span)) {
+    return CL_INVALID_VALUE;
+  }
   auto layout = resolved(region, row_pitch, slice_pitch);
   if (slice_pitch != 0 && (slice_pitch < region[1] * layout.row || slice_pitch % layout.row != 0)) {
     return CL_INVALID_VALUE;
@@ -44,9 +52,16 @@ cl_int check_buffer_rect(std::size_t size, const std::size_t* origin, const std:
     return status;
   }
   auto layout = resolved(region, row_pitch, slice_pitch);
-  // One past the last byte the rectangle touches.
-  std::size_t end = (origin[2] + region[2] - 1) * layout.slice +
-                    (origin[1] + region[1] - 1) * layout.row + origin[0] + region[0];
+  // One past the last byte the rectangle touches; an origin so far out that it overflows is
+  // past the buffer too.
+  std::size_t slices = 0, rows = 0, end = 0;
+  if (__builtin_mul_overflow(origin[2] + region[2] - 1, layout.slice, &slices) ||
+      __builtin_mul_overflow(origin[1] + region[1] - 1, layout.row, &rows) ||
+      __builtin_add_overflow(slices, rows, &end) || __builtin_add_overflow(end, origin[0], &end) ||
+      __builtin_add_overflow(end, region[0], &end) || origin[2] > SIZE_MAX - region[2] ||
+      origin[1] > SIZE_MAX - region[1]) {
+    return CL_INVALID_VALUE;
+  }
   return end > size ? CL_INVALID_VALUE : CL_SUCCESS;
 }
 

@@ -250,7 +250,10 @@ cl_int striped_write(cl_command_queue queue, cl_mem buffer, bool blocking, std::
   // The last frame, on the caller's connection: processed once every bulk stripe's pieces
   // are enqueued, so the caller's later commands come after them on the queue. It is a marker
   // waiting for every piece, whose event is the call's (a failed piece fails it).
+  // On the connection stripe 0 went on: a thread that shares may be handed another meanwhile.
+  connection& caller = *job.stripes.front()->link;
   request marking(opcode::marker);
+  marking.on(caller);
   for (const auto& part : job.stripes) {
     if (part->bulk && part->last_sequence != 0)
       marking.after(part->link->index, part->last_sequence);
@@ -270,7 +273,7 @@ cl_int striped_write(cl_command_queue queue, cl_mem buffer, bool blocking, std::
   if (internal != nullptr) clReleaseEvent(internal);
   // A blocking call reports earlier pipelined failures of the caller's connection, as the
   // plain path's does.
-  if (blocking) status = request(opcode::marker).with_deferred(*queue->server, status);
+  if (blocking) status = request(opcode::marker).on(caller).with_deferred(*queue->server, status);
   if (status != CL_SUCCESS && target == event && event != nullptr && sent == CL_SUCCESS) {
     clReleaseEvent(*event);  // a failed call returns no event
     *event = nullptr;
@@ -294,6 +297,8 @@ cl_int striped_read(cl_command_queue queue, cl_mem buffer, std::size_t offset, s
   job.host = static_cast<std::byte*>(host);
   job.num_events = num_events;
   job.wait_list = wait_list;
+  // An earlier non-blocking read into these bytes lands first, as on the plain path.
+  if (cl_int status = settle_overlap(server, host, size); status != CL_SUCCESS) return status;
   if (cl_int status = plan(job, size, stripes); status != CL_SUCCESS) return status;
   run_stripes(job, read_stripe);
   cl_int status = first_failure(job);
@@ -305,13 +310,17 @@ cl_int striped_read(cl_command_queue queue, cl_mem buffer, std::size_t offset, s
   bool event_made = false;
   if (status == CL_SUCCESS && event != nullptr) {
     // Every piece has come back, so every stripe's frames were processed: the call's event is
-    // a marker after them on the in-order queue, complete at once.
+    // a marker after them on the in-order queue. A blocking read's event is complete when the
+    // call returns, and the device may take a moment over the marker: it is waited for.
     request marking(opcode::marker);
+    marking.on(*job.stripes.front()->link);
     status = put_command(marking, queue, 0, nullptr, event);
     if (status == CL_SUCCESS) status = send_command(marking, queue, event);
     event_made = status == CL_SUCCESS;
+    if (event_made) status = clWaitForEvents(1, event);
   }
-  status = request(opcode::read_buffer).with_deferred(server, status);
+  status =
+      request(opcode::read_buffer).on(*job.stripes.front()->link).with_deferred(server, status);
   if (status != CL_SUCCESS && event_made) {
     clReleaseEvent(*event);  // a failed call returns no event
     *event = nullptr;

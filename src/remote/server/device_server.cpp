@@ -129,8 +129,9 @@ device_server::state::state(server_options options)
   initialize_platforms();
 }
 
-// A random name: only a client the server welcomed learns it, so no other program of this host
-// can take it first and pose as the server.
+// A random name, bound before any client learns it from its welcome, so that no other program
+// can take it first and pose as the server. Local users can list it (/proc/net/unix), as they
+// can connect to the TCP port: it grants nothing the port does not, the token included.
 void device_server::state::open_local_listener() {
   std::random_device random;
   char name[48];
@@ -159,18 +160,31 @@ device_server::state::~state() {
 
 void device_server::state::start() {
   watchdog_ = std::thread([this] { watch(); });
+  start_local_acceptor();
   acceptor_ = std::thread([this] { run(); });
 }
 
 void device_server::state::run() {
   if (!watchdog_.joinable()) watchdog_ = std::thread([this] { watch(); });
+  start_local_acceptor();
   log(log_level::info, "serving on " + options_.address + ":" + std::to_string(port()) +
                            (tls_ != nullptr ? " over TLS" : " over plain TCP") +
                            (local_name_.empty() ? "" : " and a local socket"));
-  if (local_listener_ && !local_acceptor_.joinable()) {
-    local_acceptor_ = std::thread([this] { accept_from(*local_listener_); });
-  }
   accept_from(listener_);
+}
+
+// Before any connection is accepted, so that no welcome has named the socket yet if its thread
+// cannot be made.
+void device_server::state::start_local_acceptor() {
+  if (!local_listener_ || local_acceptor_.joinable()) return;
+  try {
+    local_acceptor_ = std::thread([this] { accept_from(*local_listener_); });
+  } catch (const std::system_error& error) {
+    log(log_level::warn, std::string("cannot start the local socket's thread (") + error.what() +
+                             "); clients on this host use TCP");
+    local_listener_->close();
+    local_name_.clear();
+  }
 }
 
 void device_server::state::accept_from(listen_socket& listener) {

@@ -48,6 +48,7 @@ class device_server::state {
 
  private:
   void open_local_listener();
+  void start_local_acceptor();
 
   // What a request connection has done, for telling idle sessions apart: frames started and
   // finished (odd while one is served), written by the connection's thread only.

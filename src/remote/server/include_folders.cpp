@@ -14,7 +14,9 @@ sent_includes sent_includes::read(reader& in) {
   sent_includes sent;
   sent.over_limit = in.get<std::uint8_t>() != 0;
   auto folders = in.get<std::uint32_t>();
-  std::uint64_t files = 0;
+  // The client's driver keeps to the limits; a client that does not is refused the same way,
+  // before anything is written.
+  std::uint64_t files = 0, bytes = 0;
   for (std::uint32_t i = 0; i < folders; ++i) {
     auto count = in.get<std::uint32_t>();
     if ((files += count) > max_include_files) {
@@ -25,6 +27,10 @@ sent_includes sent_includes::read(reader& in) {
     for (std::uint32_t j = 0; j < count; ++j) {
       auto name = in.get_string();
       folder.emplace_back(std::move(name), in.get_string());
+      if ((bytes += folder.back().second.size()) > max_include_bytes) {
+        sent.over_limit = true;
+        return sent;
+      }
     }
   }
   return sent;
