@@ -390,6 +390,17 @@ int mixed_operations(int operations) {
   return count.errors == 0 ? 0 : 1;
 }
 
+// The end of a helper whose last call had to fail: "error <code>" and 0, or "ok" and 1.
+int report_failure(cl_int status) {
+  if (status == CL_SUCCESS) {
+    say("ok");
+    return 1;
+  }
+  std::printf("error %d\n", status);
+  std::fflush(stdout);
+  return 0;
+}
+
 // A call blocked for a kernel that runs for minutes, for a test that kills the server.
 int finish_forever() {
   session s;
@@ -410,13 +421,7 @@ int finish_forever() {
   CHECK(clEnqueueNDRangeKernel(s.queue, spin, 1, nullptr, &one, &one, 0, nullptr, nullptr));
   say("finishing");
   status = clFinish(s.queue);
-  if (status == CL_SUCCESS) {
-    say("ok");
-    return 1;
-  }
-  std::printf("error %d\n", status);
-  std::fflush(stdout);
-  return 0;
+  return report_failure(status);
 }
 
 // A client between calls when its server goes: its next call must fail, not wait.
@@ -433,13 +438,7 @@ int idle_then_call() {
   if (!next_line()) return 1;
   status = clEnqueueWriteBuffer(s.queue, buffer, CL_TRUE, 0, data.size(), data.data(), 0, nullptr,
                                 nullptr);
-  if (status == CL_SUCCESS) {
-    say("ok");
-    return 1;
-  }
-  std::printf("error %d\n", status);
-  std::fflush(stdout);
-  return 0;
+  return report_failure(status);
 }
 
 int hold() {

@@ -33,6 +33,29 @@ struct chunked {
   }
 };
 
+// What OpenCL checks at the call of a rect read or write (the server would report it only
+// later); the host pitches come back resolved (0: packed).
+cl_int check_rect_transfer(cl_mem buffer, const void* ptr, const size_t* buffer_origin,
+                           const size_t* host_origin, const size_t* region, size_t buffer_row_pitch,
+                           size_t buffer_slice_pitch, size_t& host_row_pitch,
+                           size_t& host_slice_pitch) {
+  if (ptr == nullptr || buffer_origin == nullptr || host_origin == nullptr || region == nullptr) {
+    return CL_INVALID_VALUE;
+  }
+  if (cl_int status = check_buffer_rect(buffer->size, buffer_origin, region, buffer_row_pitch,
+                                        buffer_slice_pitch);
+      status != CL_SUCCESS) {
+    return status;
+  }
+  if (cl_int status = check_rect_pitches(region, host_row_pitch, host_slice_pitch);
+      status != CL_SUCCESS) {
+    return status;
+  }
+  if (host_row_pitch == 0) host_row_pitch = region[0];
+  if (host_slice_pitch == 0) host_slice_pitch = region[1] * host_row_pitch;
+  return region[0] * region[1] * region[2] > max_chunk ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -135,23 +158,12 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBufferRect(
     size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void* ptr,
     cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event) {
   if (!is_mem(buffer)) return CL_INVALID_MEM_OBJECT;
-  if (ptr == nullptr || buffer_origin == nullptr || host_origin == nullptr || region == nullptr) {
-    return CL_INVALID_VALUE;
-  }
-  // Checked here as OpenCL does at the call: the server would report it only later.
-  if (cl_int status = check_buffer_rect(buffer->size, buffer_origin, region, buffer_row_pitch,
-                                        buffer_slice_pitch);
+  if (cl_int status =
+          check_rect_transfer(buffer, ptr, buffer_origin, host_origin, region, buffer_row_pitch,
+                              buffer_slice_pitch, host_row_pitch, host_slice_pitch);
       status != CL_SUCCESS) {
     return status;
   }
-  if (cl_int status = check_rect_pitches(region, host_row_pitch, host_slice_pitch);
-      status != CL_SUCCESS) {
-    return status;
-  }
-  if (host_row_pitch == 0) host_row_pitch = region[0];
-  if (host_slice_pitch == 0) host_slice_pitch = region[1] * host_row_pitch;
-  std::size_t packed_size = region[0] * region[1] * region[2];
-  if (packed_size > max_chunk) return CL_OUT_OF_RESOURCES;
   request reading(opcode::read_buffer_rect);
   if (cl_int status = put_command(reading, queue, num_events_in_wait_list, event_wait_list, event);
       status != CL_SUCCESS) {
@@ -173,24 +185,13 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBufferRect(
     size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void* ptr,
     cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event) {
   if (!is_mem(buffer)) return CL_INVALID_MEM_OBJECT;
-  if (ptr == nullptr || buffer_origin == nullptr || host_origin == nullptr || region == nullptr) {
-    return CL_INVALID_VALUE;
-  }
-  // Checked here as OpenCL does at the call: the server would report it only later.
-  if (cl_int status = check_buffer_rect(buffer->size, buffer_origin, region, buffer_row_pitch,
-                                        buffer_slice_pitch);
+  if (cl_int status =
+          check_rect_transfer(buffer, ptr, buffer_origin, host_origin, region, buffer_row_pitch,
+                              buffer_slice_pitch, host_row_pitch, host_slice_pitch);
       status != CL_SUCCESS) {
     return status;
   }
-  if (cl_int status = check_rect_pitches(region, host_row_pitch, host_slice_pitch);
-      status != CL_SUCCESS) {
-    return status;
-  }
-  if (host_row_pitch == 0) host_row_pitch = region[0];
-  if (host_slice_pitch == 0) host_slice_pitch = region[1] * host_row_pitch;
-  std::size_t packed_size = region[0] * region[1] * region[2];
-  if (packed_size > max_chunk) return CL_OUT_OF_RESOURCES;
-  std::vector<std::byte> packed(packed_size);
+  std::vector<std::byte> packed(region[0] * region[1] * region[2]);
   const auto* host = static_cast<const std::byte*>(ptr) + host_origin[2] * host_slice_pitch +
                      host_origin[1] * host_row_pitch + host_origin[0];
   if (!valid(queue, object_kind::queue)) return CL_INVALID_COMMAND_QUEUE;
