@@ -1,8 +1,7 @@
 // Proof, against a troupe-deviced process and client processes that reach it through
-// libtroupe-icd.so (issue 36): many clients at once make no errors, and clients whose server is
-// killed get errors instead of hanging. (That clients killed mid-transfer leave no memory behind
-// is not proven yet: the server's RSS grew by 8.6 MiB over 100 of them here; branch i36-proof.)
-// Each test prints its figures ("figures: ...").
+// libtroupe-icd.so (issue 36): many clients at once make no errors, clients killed mid-transfer
+// leave no memory behind in the server, and clients whose server is killed get errors instead
+// of hanging. Each test prints its figures ("figures: ...").
 #include <gtest/gtest.h>
 
 #include <CL/cl.h>
@@ -14,11 +13,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "child_process.hpp"
 #include "clients.hpp"
 #include "deviced_process.hpp"
+#include "proc_files.hpp"
 #include "time_limits.hpp"
 
 namespace troupe::remote_test {
@@ -70,6 +71,90 @@ TEST(remote_load_proof, sixty_four_clients_of_a_thousand_operations_make_no_erro
   EXPECT_EQ(done, count);
   EXPECT_GE(operations_done, count * operations);
   EXPECT_EQ(errors, 0);
+}
+
+// Reads the server's log until `count` more sessions have closed; false after `limit`.
+bool wait_for_closed_sessions(child_process& server, int count, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (int closed = 0; closed < count;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    auto line = server.read_line(left);
+    if (!line) return false;
+    if (line->find(" closed; released ") != std::string::npos) ++closed;
+  }
+  return true;
+}
+
+// Waits until the server runs `threads` threads again (its connections' threads are gone).
+bool wait_for_threads(pid_t server, std::size_t threads, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (thread_count(server) != threads) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+TEST(remote_load_proof, clients_killed_mid_transfer_leave_no_memory_behind) {
+  // Info: the server logs each session it closes.
+  auto server = start_deviced_logged({"--log-level", "info"});
+  clients helpers;
+  const pid_t pid = server.process->pid();
+  const std::size_t idle_threads = thread_count(pid);
+  // `count` clients, `at_once` at a time, each writing and reading 16 MiB in a loop until it
+  // is killed (SIGKILL: no goodbye, frames cut anywhere).
+  auto kill_clients = [&](int count, int at_once) {
+    for (int started = 0; started < count; started += at_once) {
+      std::vector<std::unique_ptr<child_process>> running;
+      for (int i = 0; i < at_once; ++i) {
+        running.push_back(helpers.start(server.endpoint(), {"transfer-forever", "16"}));
+      }
+      for (auto& helper : running) {
+        ASSERT_TRUE(answer(*helper, "ready", 120s)) << helper->output();
+      }
+      for (std::size_t i = 0; i < running.size(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(7 * i % 23));  // anywhere
+        running[i]->kill(SIGKILL);
+      }
+      for (auto& helper : running) EXPECT_TRUE(helper->wait(30s));
+      ASSERT_TRUE(wait_for_closed_sessions(*server.process, at_once, 60s))
+          << "the server did not close the sessions of killed clients; it wrote:\n"
+          << server.process->output();
+    }
+    ASSERT_TRUE(wait_for_threads(pid, idle_threads, 60s))
+        << "the server still runs " << thread_count(pid) << " threads, " << idle_threads
+        << " before any client";
+  };
+  // The server hands freed memory back on its watchdog's ticks for a few seconds after clients
+  // go (memory_return.hpp): its resident memory once it has, or after `limit`.
+  auto settled_resident = [&](std::chrono::seconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    std::uint64_t least = resident_bytes(pid);
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(250ms);
+      least = std::min(least, resident_bytes(pid));
+    }
+    return least;
+  };
+  // The first clients load what the server keeps for good (PoCL's compiler and kernels, the
+  // allocator's arenas, cached thread stacks): the baseline is taken after them.
+  kill_clients(10, 10);
+  if (::testing::Test::HasFatalFailure()) return;
+  const std::uint64_t before = settled_resident(5s);
+  const auto start = std::chrono::steady_clock::now();
+  kill_clients(100, 10);
+  if (::testing::Test::HasFatalFailure()) return;
+  const double took = seconds_since(start);
+  const std::uint64_t after = settled_resident(5s);
+  const double growth = (static_cast<double>(after) - static_cast<double>(before)) / (1 << 20);
+  std::printf(
+      "figures: 100 clients killed mid-transfer (16 MiB writes and reads), 10 at a time, in "
+      "%.1f s; server RSS %.1f MiB before, %.1f MiB after: growth %.2f MiB\n",
+      took, static_cast<double>(before) / (1 << 20), static_cast<double>(after) / (1 << 20),
+      growth);
+  EXPECT_LT(growth, 1.0) << "the server's resident memory grew over clients that are gone";
 }
 
 TEST(remote_load_proof, clients_whose_server_is_killed_get_errors) {

@@ -22,6 +22,16 @@ inline std::uint64_t resident_bytes(pid_t pid = 0) {
   return resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
+/// The threads of process `pid`, from /proc/PID/status; 0 if it is gone.
+inline std::size_t thread_count(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoul(line.substr(8));
+  }
+  return 0;
+}
+
 /// Bytes of address space this process has mapped.
 inline std::uint64_t address_space_bytes() {
   std::ifstream statm("/proc/self/statm");

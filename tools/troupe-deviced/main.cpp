@@ -1,4 +1,5 @@
 // troupe-deviced: serves this host's OpenCL devices to troupe's ICD driver on other hosts.
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
@@ -72,6 +73,11 @@ class empty_working_folder {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // One malloc arena for the whole server: glibc never hands the free top of its other arenas
+  // back (malloc_trim trims only the main one), and each of up to 8 per core keeps up to
+  // 64 MiB, so the server's memory would grow with the clients it had (memory_return.hpp).
+  // Small allocations stay per thread (tcache); large ones are one per 8 MiB transfer piece.
+  mallopt(M_ARENA_MAX, 1);
   using namespace troupe::remote;
   CLI::App app{
       "troupe-deviced: serves this host's OpenCL platforms to remote OpenCL programs "
@@ -136,6 +142,10 @@ int main(int argc, char** argv) {
                  "flight (0: no limit)")
       ->capture_default_str()
       ->transform(CLI::AsSizeValue(false));
+  app.add_option("--pinned-read-buffers", options.pinned_read_buffers,
+                 "pinned 8 MiB buffers per context of a session that reads land in (each "
+                 "counts against the session's host memory while kept; 0: plain memory)")
+      ->capture_default_str();
   app.add_option("--session-objects", options.session_objects,
                  "OpenCL objects of every kind (events too) one session may hold (0: no limit)")
       ->capture_default_str();

@@ -22,7 +22,7 @@ struct call {
   /// The request's payload buffer: a handler may take it over to keep bulk bytes alive.
   std::vector<std::byte>& payload;
   /// Bulk reply bytes, sent after `out` (their length is already in `out`).
-  std::vector<std::byte> reply_data;
+  host_bytes reply_data;
   /// What `reply_data` takes from the session's host memory quota.
   session_quota::charge reply_charge;
   /// References to every object the request names, so none goes away while it is served.

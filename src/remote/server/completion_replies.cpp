@@ -69,7 +69,7 @@ completion_replies::~completion_replies() {
 }
 
 void completion_replies::add(cl_event event, opcode op, std::uint32_t sequence,
-                             std::vector<std::byte> fields, std::vector<std::byte> data,
+                             std::vector<std::byte> fields, host_bytes data,
                              session_quota::charge charge) {
   std::uint64_t token = 0;
   {

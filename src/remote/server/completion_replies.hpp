@@ -12,6 +12,7 @@
 
 #include "remote/protocol/opcode.hpp"
 #include "remote/protocol/socket.hpp"
+#include "remote/server/host_bytes.hpp"
 #include "remote/server/session_quota.hpp"
 
 namespace troupe::remote::server {
@@ -34,7 +35,7 @@ class completion_replies {
   /// the reply prefix, `fields`, then `data` (where the device writes); on failure its status.
   /// `charge` (what `data` takes from the session's host memory quota) goes before the reply.
   void add(cl_event event, opcode op, std::uint32_t sequence, std::vector<std::byte> fields,
-           std::vector<std::byte> data, session_quota::charge charge);
+           host_bytes data, session_quota::charge charge);
 
   /// Called back by OpenCL (through a token: see the .cpp): some event completed.
   void wake();
@@ -47,7 +48,7 @@ class completion_replies {
     opcode op;
     std::uint32_t sequence;
     std::vector<std::byte> fields;
-    std::vector<std::byte> data;
+    host_bytes data;
     std::uint64_t token;
     session_quota::charge charge;
   };

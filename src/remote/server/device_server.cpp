@@ -17,6 +17,7 @@
 
 #include "remote/protocol/serving_process.hpp"
 #include "remote/server/device_server_state.hpp"
+#include "remote/server/memory_return.hpp"
 
 namespace troupe::remote::server {
 
@@ -247,6 +248,7 @@ void device_server::state::admit(stream_socket accepted) {
     auto done = std::make_shared<std::atomic<bool>>(false);
     workers_.push_back({std::thread([this, done, owned = std::move(socket)] {
                           serve(*owned);
+                          note_memory_freed();  // its frame buffer, up to 64 MiB
                           std::lock_guard finished(mutex_);
                           std::erase(open_sockets_, owned.get());
                           std::erase(handshaking_, owned.get());
@@ -280,6 +282,9 @@ void device_server::state::watch() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     stopped_.wait_for(lock, tick, [&] { return stopping_.load(); });
+    lock.unlock();
+    return_freed_memory();
+    lock.lock();
     const auto now = std::chrono::steady_clock::now();
     for (auto& [id, entry] : sessions_) {
       std::uint64_t frames = entry.connections.size();

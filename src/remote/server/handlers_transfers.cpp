@@ -68,6 +68,15 @@ std::size_t region_bytes(const triple& region, std::size_t element) {
   return size;
 }
 
+// Where a read's bytes land on the server: a pinned buffer of the session's (read_staging.hpp),
+// or else plain memory from the session's host memory quota, zeroed, so that a read the device
+// never wrote sends nothing that was there before.
+host_bytes read_landing(call& c, cl_command_queue queue, std::size_t size, const char* what) {
+  if (auto pinned = c.owner.staging().lend(queue, size)) return host_bytes(std::move(pinned));
+  c.reply_charge = c.owner.take_host_memory(size, what);
+  return std::vector<std::byte>(size);
+}
+
 }  // namespace
 
 namespace handlers {
@@ -77,8 +86,7 @@ void read_buffer(call& c, command& cmd) {
   auto offset = c.in.get<std::uint64_t>();
   auto size = c.in.get<std::uint64_t>();
   if (size > max_chunk) throw cl_failure{CL_INVALID_VALUE, "read over one chunk"};
-  c.reply_charge = c.owner.take_host_memory(size, "clEnqueueReadBuffer");
-  c.reply_data.resize(size);
+  c.reply_data = read_landing(c, cmd.queue(), size, "clEnqueueReadBuffer");
   cmd.finish(
       clEnqueueReadBuffer(cmd.queue(), buffer, cmd.blocking_read(), offset, size,
                           c.reply_data.data(), cmd.wait_count(), cmd.wait_list(), cmd.event()),
@@ -108,8 +116,7 @@ void read_buffer_rect(call& c, command& cmd) {
   auto slice_pitch = c.in.get<std::uint64_t>();
   auto size = region_bytes(region, 1);
   if (size > max_chunk) throw cl_failure{CL_INVALID_VALUE, "rect read over one chunk"};
-  c.reply_charge = c.owner.take_host_memory(size, "clEnqueueReadBufferRect");
-  c.reply_data.resize(size);
+  c.reply_data = read_landing(c, cmd.queue(), size, "clEnqueueReadBufferRect");
   triple host_origin{0, 0, 0};
   // Packed on the host side: the client scatters rows into its own pitches.
   cmd.finish(clEnqueueReadBufferRect(cmd.queue(), buffer, cmd.blocking_read(), origin.data(),
@@ -187,8 +194,7 @@ void read_image(call& c, command& cmd) {
   auto element = image_element_size(image);
   auto size = region_bytes(region, element);
   if (size > max_chunk) throw cl_failure{CL_INVALID_VALUE, "image read over one chunk"};
-  c.reply_charge = c.owner.take_host_memory(size, "clEnqueueReadImage");
-  c.reply_data.resize(size);
+  c.reply_data = read_landing(c, cmd.queue(), size, "clEnqueueReadImage");
   cmd.finish(
       clEnqueueReadImage(cmd.queue(), image, cmd.blocking_read(), origin.data(), region.data(),
                          region[0] * element, image_slice_pitch(region, element),

@@ -1,5 +1,7 @@
 #include "remote/server/session.hpp"
 
+#include "remote/server/memory_return.hpp"
+
 namespace troupe::remote::server {
 
 namespace {
@@ -106,9 +108,17 @@ void retain_handle(object_kind kind, void* handle) {
   }
 }
 
+session::notes_memory_freed::~notes_memory_freed() {
+  note_memory_freed();
+}
+
 session::session(std::uint64_t id, std::array<std::uint64_t, 2> key, stream_socket* anchor,
                  const server_options& options, session_quota::logger log)
-    : id_(id), key_(key), quota_(id, options, std::move(log)), anchor_(anchor) {}
+    : id_(id),
+      key_(key),
+      quota_(id, options, std::move(log)),
+      staging_(quota_, options.pinned_read_buffers),
+      anchor_(anchor) {}
 
 void session::add(std::uint64_t id, object_kind kind, void* handle, session_quota::charge memory,
                   session_quota::charge object_charge) {
@@ -158,22 +168,25 @@ std::uint64_t session::id_for(object_kind kind, void* handle) {
 
 void session::release(std::uint64_t id) {
   object_ref dropped;  // released outside the lock
-  std::lock_guard lock(mutex_);
-  auto where = objects_.find(id);
-  if (where == objects_.end()) {
-    throw cl_failure{CL_INVALID_VALUE, "release of id " + std::to_string(id) +
-                                           ", which names nothing in this session"};
-  }
-  dropped = std::move(where->second);
-  objects_.erase(where);
-  // The handle may be registered under another id too (an object the client created and
-  // then found again cannot be, but be exact): remove only this id's entry.
-  for (auto it = ids_by_handle_.begin(); it != ids_by_handle_.end(); ++it) {
-    if (it->second == id) {
-      ids_by_handle_.erase(it);
-      break;
+  {
+    std::lock_guard lock(mutex_);
+    auto where = objects_.find(id);
+    if (where == objects_.end()) {
+      throw cl_failure{CL_INVALID_VALUE, "release of id " + std::to_string(id) +
+                                             ", which names nothing in this session"};
+    }
+    dropped = std::move(where->second);
+    objects_.erase(where);
+    // The handle may be registered under another id too (an object the client created and
+    // then found again cannot be, but be exact): remove only this id's entry.
+    for (auto it = ids_by_handle_.begin(); it != ids_by_handle_.end(); ++it) {
+      if (it->second == id) {
+        ids_by_handle_.erase(it);
+        break;
+      }
     }
   }
+  if (dropped->kind() == object_kind::context) staging_.forget(dropped->as<cl_context>());
 }
 
 void session::clear() {
@@ -210,6 +223,7 @@ void session::clear() {
     clReleaseEvent(command.event);
   }
   held.clear();
+  staging_.clear();  // its buffers hold references to contexts
   // Kernels and events before what they use: releasing in a fixed order keeps drivers calm.
   for (auto kind :
        {object_kind::event, object_kind::kernel, object_kind::program, object_kind::sampler,
@@ -248,8 +262,7 @@ session_quota::charge session::take_host_memory(std::uint64_t bytes, const char*
   return quota_.take(quota_resource::host_memory, bytes, what);
 }
 
-void session::hold_until_complete(cl_event event, std::vector<std::byte> bytes,
-                                  session_quota::charge charge) {
+void session::hold_until_complete(cl_event event, host_bytes bytes, session_quota::charge charge) {
   clRetainEvent(event);
   std::vector<held_command> finished;  // released outside the lock
   {

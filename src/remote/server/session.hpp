@@ -17,6 +17,8 @@
 
 #include "remote/protocol/opcode.hpp"
 #include "remote/protocol/socket.hpp"
+#include "remote/server/host_bytes.hpp"
+#include "remote/server/read_staging.hpp"
 #include "remote/server/session_quota.hpp"
 
 namespace troupe::remote::server {
@@ -72,6 +74,8 @@ class session : public std::enable_shared_from_this<session> {
 
   [[nodiscard]] std::uint64_t id() const { return id_; }
   [[nodiscard]] const std::array<std::uint64_t, 2>& key() const { return key_; }
+  /// The pinned buffers the session's reads land in.
+  [[nodiscard]] read_staging& staging() { return staging_; }
   /// What the session may hold, and what it holds now.
   [[nodiscard]] session_quota& quota() { return quota_; }
   /// Refuses a request of this session: logs `message` with the session's id and throws
@@ -99,7 +103,7 @@ class session : public std::enable_shared_from_this<session> {
   /// waits for fail; and it calls no callback for a command that fails, so a non-blocking
   /// write's bytes cannot be freed by one. Finished entries go at the next call, the rest when
   /// the session closes.
-  void hold_until_complete(cl_event event, std::vector<std::byte> bytes = {},
+  void hold_until_complete(cl_event event, host_bytes bytes = {},
                            session_quota::charge charge = {});
   /// Takes `bytes` from the host memory quota for `what`, after letting go of the held
   /// commands that are over (so a finished write never counts against the next one).
@@ -127,6 +131,14 @@ class session : public std::enable_shared_from_this<session> {
   void close_anchor();
 
  private:
+  // First, so destroyed last: once all the session held is freed, its memory goes back to the
+  // system (memory_return.hpp).
+  struct notes_memory_freed {
+    notes_memory_freed() = default;
+    notes_memory_freed(const notes_memory_freed&) = delete;
+    notes_memory_freed& operator=(const notes_memory_freed&) = delete;
+    ~notes_memory_freed();
+  } notes_memory_freed_;
   const std::uint64_t id_;
   const std::array<std::uint64_t, 2> key_;
   mutable std::mutex mutex_;
@@ -134,12 +146,13 @@ class session : public std::enable_shared_from_this<session> {
   std::unordered_map<void*, std::uint64_t> ids_by_handle_;
   struct held_command {
     cl_event event;
-    std::vector<std::byte> bytes;
+    host_bytes bytes;
     session_quota::charge charge;
   };
   // Takes the finished held commands out (called under mutex_), to be released outside it.
   std::vector<held_command> take_finished();
   session_quota quota_;
+  read_staging staging_;
   std::vector<held_command> held_;     // see hold_until_complete()
   std::vector<cl_event> user_events_;  // see track_user_event()
   bool closed_ = false;                // see clear()
