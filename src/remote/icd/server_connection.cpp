@@ -112,26 +112,6 @@ void debug(const std::string& message) {
   if (log_level() >= 2) std::fprintf(stderr, "troupe-icd: %s\n", message.c_str());
 }
 
-// Each thread's connections, its own returned to their servers' idle lists when the thread
-// ends (a shared one stays with its owner).
-struct thread_connections {
-  struct entry {
-    server_connection* server;
-    connection* link;
-    bool owned;
-  };
-  std::vector<entry> held;
-  ~thread_connections() {
-    for (auto [server, link, owned] : held) {
-      if (!owned) continue;
-      server->release_held(link->index);
-      std::lock_guard lock(server->mutex_);
-      server->idle_.push_back(link);
-    }
-  }
-};
-thread_local thread_connections this_thread;
-
 server_connection::server_connection(std::string host, std::uint16_t port, std::string token,
                                      std::shared_ptr<const tls_context> tls)
     : host_(std::move(host)),
@@ -215,6 +195,29 @@ stream_socket server_connection::connect_request_socket() {
   return connect(10000);
 }
 
+std::unique_ptr<connection> server_connection::attach() {
+  auto made = std::make_unique<connection>();
+  made->socket = connect_request_socket();
+  made->socket.set_spin(reply_spin());
+  writer attach;
+  attach.put<std::uint32_t>(protocol_magic).put<std::uint16_t>(protocol_version);
+  attach.put_string(token_).put<std::uint64_t>(session_);
+  attach.put<std::uint64_t>(key_[0]).put<std::uint64_t>(key_[1]);
+  made->socket.send_frame(opcode::attach, flag_reply, 0, attach);
+  reply answer;
+  set_receive_timeout(made->socket.fd(), 10000);
+  frame_header header = made->socket.receive_header(max_handshake_payload);
+  if (header.sequence != 0) throw decode_error("attach reply out of order");
+  receive_reply_body(*made, header, opcode::attach, answer, nullptr, 0);
+  set_receive_timeout(made->socket.fd(), 0);
+  if (answer.status != CL_SUCCESS) {
+    throw connection_refused(answer.message.empty() ? "attach refused, no reason given"
+                                                    : answer.message);
+  }
+  made->index = answer.fields().get<std::uint32_t>();
+  return made;
+}
+
 void server_connection::mark_lost(const std::string& why) {
   if (!lost_.exchange(true)) {
     warn("lost the server " + endpoint_ + " (" + why + "); its platform's calls fail from now on");
@@ -276,153 +279,6 @@ void server_connection::register_object(remote_object* object) {
 void server_connection::forget_object(std::uint64_t id) {
   std::lock_guard lock(mutex_);
   objects_.erase(id);
-}
-
-connection* server_connection::this_thread_connection_if_any() {
-  for (auto [server, link, owned] : this_thread.held) {
-    if (server == this) return link;
-  }
-  return nullptr;
-}
-
-connection& server_connection::this_thread_connection() {
-  auto mine = std::find_if(this_thread.held.begin(), this_thread.held.end(),
-                           [this](const auto& entry) { return entry.server == this; });
-  if (mine != this_thread.held.end() && mine->owned) return *mine->link;
-  // A thread that shares takes a connection of its own once one is idle; it does not ask the
-  // server again, which would cost a refused connection per call.
-  connection* link = take_idle();
-  if (link == nullptr && mine != this_thread.held.end()) return *mine->link;
-  bool owned = true;
-  if (link == nullptr) {
-    try {
-      auto made = attach();
-      link = made.get();
-      std::lock_guard lock(mutex_);
-      connections_.push_back(std::move(made));
-    } catch (const connection_refused& refusal) {
-      // Refused, not lost: the session and its other connections stand.
-      link = share(refusal.what());
-      if (link == nullptr) {
-        throw connection_refused("the server " + endpoint_ +
-                                 " refused this thread a request connection (" + refusal.what() +
-                                 ") and the session has none to share");
-      }
-      owned = false;
-    } catch (const std::exception& error) {
-      // Closed without an answer (a server out of descriptors does that): with connections
-      // of the session open, the server is there; without any, it is lost as before.
-      link = share(error.what());
-      if (link == nullptr) throw;
-      owned = false;
-    }
-  }
-  if (mine != this_thread.held.end()) {
-    *mine = {this, link, owned};
-  } else {
-    this_thread.held.push_back({this, link, owned});
-  }
-  return *link;
-}
-
-connection* server_connection::take_idle() {
-  std::lock_guard lock(mutex_);
-  if (idle_.empty()) return nullptr;
-  connection* link = idle_.back();
-  idle_.pop_back();
-  return link;
-}
-
-std::unique_ptr<connection> server_connection::attach() {
-  auto made = std::make_unique<connection>();
-  made->socket = connect_request_socket();
-  made->socket.set_spin(reply_spin());
-  writer attach;
-  attach.put<std::uint32_t>(protocol_magic).put<std::uint16_t>(protocol_version);
-  attach.put_string(token_).put<std::uint64_t>(session_);
-  attach.put<std::uint64_t>(key_[0]).put<std::uint64_t>(key_[1]);
-  made->socket.send_frame(opcode::attach, flag_reply, 0, attach);
-  reply answer;
-  set_receive_timeout(made->socket.fd(), 10000);
-  frame_header header = made->socket.receive_header(max_handshake_payload);
-  if (header.sequence != 0) throw decode_error("attach reply out of order");
-  receive_reply_body(*made, header, opcode::attach, answer, nullptr, 0);
-  set_receive_timeout(made->socket.fd(), 0);
-  if (answer.status != CL_SUCCESS) {
-    throw connection_refused(answer.message.empty() ? "attach refused, no reason given"
-                                                    : answer.message);
-  }
-  made->index = answer.fields().get<std::uint32_t>();
-  return made;
-}
-
-connection* server_connection::share(const std::string& why) {
-  std::lock_guard lock(mutex_);
-  if (connections_.empty()) return nullptr;
-  if (!warned_sharing_) {
-    warned_sharing_ = true;
-    warn("the server " + endpoint_ + " refused a thread a request connection of its own (" + why +
-         "); such threads share the session's connections, one call at a time");
-  }
-  return connections_[next_shared_++ % connections_.size()].get();
-}
-
-// Bulk connections are a pool of their own, apart from the threads' connections: a stripe holds
-// one for a single transfer, so a thread that blocks in clFinish never holds one up.
-connection* server_connection::take_bulk() {
-  constexpr std::size_t most_bulk = 32;
-  {
-    std::lock_guard lock(mutex_);
-    if (!idle_bulk_.empty()) {
-      connection* link = idle_bulk_.back();
-      idle_bulk_.pop_back();
-      return link;
-    }
-    if (lost_ || bulk_refused_ || bulk_made_ >= most_bulk) return nullptr;
-    ++bulk_made_;
-  }
-  try {
-    auto made = attach();
-    connection* link = made.get();
-    std::lock_guard lock(mutex_);
-    bulk_connections_.push_back(std::move(made));  // never shared with threads (share())
-    return link;
-  } catch (const std::exception& error) {
-    // The transfer goes on over fewer connections; one that cannot be made is not tried again.
-    debug("no bulk connection to " + endpoint_ + ": " + error.what());
-    std::lock_guard lock(mutex_);
-    --bulk_made_;
-    bulk_refused_ = true;
-    return nullptr;
-  }
-}
-
-void server_connection::give_back_bulk(connection* link) {
-  // Failures of its pipelined frames reach the transfer through events (striped_transfer.cpp):
-  // reported with its next reply, they would belong to no call of the next transfer's.
-  link->deferred.store(CL_SUCCESS);
-  std::lock_guard lock(mutex_);
-  idle_bulk_.push_back(link);
-}
-
-void server_connection::release_held(std::uint32_t index) {
-  connection* link = nullptr;
-  {
-    std::lock_guard lock(mutex_);
-    for (auto& made : connections_) {
-      if (made->index == index) link = made.get();
-    }
-  }
-  if (link == nullptr || !link->holding.load(std::memory_order_acquire)) return;
-  std::lock_guard lock(link->mutex);
-  if (link->held.empty()) return;
-  try {
-    link->socket.send_encoded(link->held);
-  } catch (const std::exception& error) {
-    mark_lost(error.what());
-  }
-  link->held.clear();
-  link->holding.store(false, std::memory_order_release);
 }
 
 std::uint64_t server_connection::add_callback(std::function<void(cl_int)> callback) {
