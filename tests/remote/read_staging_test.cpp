@@ -14,6 +14,7 @@
 #include "cl_checks.hpp"
 #include "platforms.hpp"
 #include "remote/server/read_staging.hpp"
+#include "remote/server/session.hpp"
 #include "remote/server/session_quota.hpp"
 
 namespace troupe::remote_test {
@@ -140,6 +141,37 @@ TEST_F(read_staging_test, a_released_context_or_a_closed_session_gives_its_buffe
   late = staging_lease{};
   EXPECT_EQ(quota->used(quota_resource::host_memory), 0u);
   EXPECT_FALSE(staging.lend(local.queue, piece));  // closed
+}
+
+TEST_F(read_staging_test, a_moved_lease_leaves_nothing_behind_and_idle_buffers_can_go) {
+  auto quota = quota_of(0);
+  read_staging staging(*quota, 16);
+  staging_lease first = staging.lend(local.queue, piece);
+  ASSERT_TRUE(first);
+  staging_lease moved(std::move(first));
+  EXPECT_FALSE(first);  // NOLINT(bugprone-use-after-move): what is left must be empty
+  EXPECT_EQ(first.data(), nullptr);
+  EXPECT_EQ(first.size(), 0u);
+  EXPECT_TRUE(moved);
+  moved = staging_lease{};
+  EXPECT_EQ(quota->used(quota_resource::host_memory), piece);  // idle, still kept
+  staging.release_idle();
+  EXPECT_EQ(quota->used(quota_resource::host_memory), 0u);
+  EXPECT_TRUE(staging.lend(local.queue, piece));  // made anew
+}
+
+TEST_F(read_staging_test, a_transfer_short_of_quota_takes_the_room_of_idle_buffers) {
+  server::server_options options;
+  options.session_host_memory = piece + piece / 2;
+  auto owner = std::make_shared<server::session>(1, std::array<std::uint64_t, 2>{}, nullptr,
+                                                 options, [](const std::string&) {});
+  { ASSERT_TRUE(owner->staging().lend(local.queue, piece)); }  // made, then idle
+  EXPECT_EQ(owner->quota().used(quota_resource::host_memory), piece);
+  // A non-blocking write of 8 MiB needs the room the idle buffer holds.
+  auto charge = owner->take_host_memory(piece, "a test's write");
+  EXPECT_EQ(charge.amount(), piece);
+  EXPECT_EQ(owner->quota().used(quota_resource::host_memory), piece);
+  owner->clear();
 }
 
 TEST_F(read_staging_test, a_new_buffer_never_shows_what_an_earlier_one_held) {

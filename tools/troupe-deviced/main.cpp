@@ -73,9 +73,9 @@ class empty_working_folder {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // One malloc arena for the whole server: glibc never hands the free top of its other arenas
-  // back (malloc_trim trims only the main one), and each of up to 8 per core keeps up to
-  // 64 MiB, so the server's memory would grow with the clients it had (memory_return.hpp).
+  // One malloc arena for the whole server: glibc's other arenas (up to 8 per core) each keep up
+  // to 64 MiB free at their top, which malloc_trim cannot shrink (only the main arena's), so the
+  // server's memory would grow with the clients it had (memory_return.hpp).
   // Small allocations stay per thread (tcache); large ones are one per 8 MiB transfer piece.
   mallopt(M_ARENA_MAX, 1);
   using namespace troupe::remote;

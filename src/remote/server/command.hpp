@@ -38,11 +38,22 @@ class command {
   [[nodiscard]] cl_bool blocking_read() const {
     return call_.reply_on_completion ? CL_FALSE : CL_TRUE;
   }
-  /// After a read was enqueued: a non-blocking one leaves its event for the reply to wait on.
-  void finish_read() {
-    if (!call_.reply_on_completion) return;
-    clRetainEvent(event_);
-    call_.completion = event_;
+  /// finish() of a read: a non-blocking one enqueued leaves its event for the reply to wait
+  /// on first, so that its bytes stay until the device has written them even when registering
+  /// the client's event fails.
+  void finish_read(cl_int status, const char* what) {
+    if (status == CL_SUCCESS && call_.reply_on_completion) {
+      clRetainEvent(event_);
+      call_.completion = event_;
+    }
+    finish(status, what);
+  }
+  /// finish() of a write from `bytes`: a non-blocking one enqueued keeps them (and `charge`)
+  /// until it completes first, even when registering the client's event fails.
+  void finish_write(cl_int status, const char* what, bool blocking, std::vector<std::byte>&& bytes,
+                    session_quota::charge charge) {
+    if (status == CL_SUCCESS && !blocking) keep_until_complete(std::move(bytes), std::move(charge));
+    finish(status, what);
   }
 
   command(const command&) = delete;

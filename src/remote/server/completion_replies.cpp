@@ -133,6 +133,9 @@ void completion_replies::run() {
       send(entry, status);
       clReleaseEvent(entry.event);
     }
+    // Outside the lock: a pinned buffer going back to a retired pool is unmapped, which waits
+    // for the device, while OpenCL's callback thread may wait for this lock in wake().
+    over.clear();
     lock.lock();
   }
 }

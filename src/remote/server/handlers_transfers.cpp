@@ -68,9 +68,10 @@ std::size_t region_bytes(const triple& region, std::size_t element) {
   return size;
 }
 
-// Where a read's bytes land on the server: a pinned buffer of the session's (read_staging.hpp),
-// or else plain memory from the session's host memory quota, zeroed, so that a read the device
-// never wrote sends nothing that was there before.
+// Where a read's bytes land on the server: a pinned buffer of the session's (read_staging.hpp:
+// zeroed when made, then holding only this session's earlier reads), or else plain memory from
+// the session's host memory quota, zeroed, so that a read the device never wrote sends nothing
+// another session left there.
 host_bytes read_landing(call& c, cl_command_queue queue, std::size_t size, const char* what) {
   if (auto pinned = c.owner.staging().lend(queue, size)) return host_bytes(std::move(pinned));
   c.reply_charge = c.owner.take_host_memory(size, what);
@@ -87,11 +88,10 @@ void read_buffer(call& c, command& cmd) {
   auto size = c.in.get<std::uint64_t>();
   if (size > max_chunk) throw cl_failure{CL_INVALID_VALUE, "read over one chunk"};
   c.reply_data = read_landing(c, cmd.queue(), size, "clEnqueueReadBuffer");
-  cmd.finish(
+  cmd.finish_read(
       clEnqueueReadBuffer(cmd.queue(), buffer, cmd.blocking_read(), offset, size,
                           c.reply_data.data(), cmd.wait_count(), cmd.wait_list(), cmd.event()),
       "clEnqueueReadBuffer");
-  cmd.finish_read();
   c.out.put<std::uint64_t>(size);
 }
 
@@ -101,11 +101,10 @@ void write_buffer(call& c, command& cmd) {
   auto offset = c.in.get<std::uint64_t>();
   auto data = take_bytes(c);
   auto held = hold_for_write(c, blocking, data, "clEnqueueWriteBuffer");
-  cmd.finish(clEnqueueWriteBuffer(cmd.queue(), buffer, blocking ? CL_TRUE : CL_FALSE, offset,
-                                  data.bytes.size(), data.bytes.data(), cmd.wait_count(),
-                                  cmd.wait_list(), cmd.event()),
-             "clEnqueueWriteBuffer");
-  if (!blocking) cmd.keep_until_complete(std::move(data.owner), std::move(held));
+  cmd.finish_write(clEnqueueWriteBuffer(cmd.queue(), buffer, blocking ? CL_TRUE : CL_FALSE, offset,
+                                        data.bytes.size(), data.bytes.data(), cmd.wait_count(),
+                                        cmd.wait_list(), cmd.event()),
+                   "clEnqueueWriteBuffer", blocking, std::move(data.owner), std::move(held));
 }
 
 void read_buffer_rect(call& c, command& cmd) {
@@ -119,12 +118,11 @@ void read_buffer_rect(call& c, command& cmd) {
   c.reply_data = read_landing(c, cmd.queue(), size, "clEnqueueReadBufferRect");
   triple host_origin{0, 0, 0};
   // Packed on the host side: the client scatters rows into its own pitches.
-  cmd.finish(clEnqueueReadBufferRect(cmd.queue(), buffer, cmd.blocking_read(), origin.data(),
-                                     host_origin.data(), region.data(), row_pitch, slice_pitch,
-                                     region[0], region[0] * region[1], c.reply_data.data(),
-                                     cmd.wait_count(), cmd.wait_list(), cmd.event()),
-             "clEnqueueReadBufferRect");
-  cmd.finish_read();
+  cmd.finish_read(clEnqueueReadBufferRect(cmd.queue(), buffer, cmd.blocking_read(), origin.data(),
+                                          host_origin.data(), region.data(), row_pitch, slice_pitch,
+                                          region[0], region[0] * region[1], c.reply_data.data(),
+                                          cmd.wait_count(), cmd.wait_list(), cmd.event()),
+                  "clEnqueueReadBufferRect");
   c.out.put<std::uint64_t>(size);
 }
 
@@ -142,13 +140,12 @@ void write_buffer_rect(call& c, command& cmd) {
   }
   triple host_origin{0, 0, 0};
   auto held = hold_for_write(c, blocking, data, "clEnqueueWriteBufferRect");
-  cmd.finish(
+  cmd.finish_write(
       clEnqueueWriteBufferRect(cmd.queue(), buffer, blocking ? CL_TRUE : CL_FALSE, origin.data(),
                                host_origin.data(), region.data(), row_pitch, slice_pitch, region[0],
                                region[0] * region[1], data.bytes.data(), cmd.wait_count(),
                                cmd.wait_list(), cmd.event()),
-      "clEnqueueWriteBufferRect");
-  if (!blocking) cmd.keep_until_complete(std::move(data.owner), std::move(held));
+      "clEnqueueWriteBufferRect", blocking, std::move(data.owner), std::move(held));
 }
 
 void fill_buffer(call& c, command& cmd) {
@@ -195,12 +192,11 @@ void read_image(call& c, command& cmd) {
   auto size = region_bytes(region, element);
   if (size > max_chunk) throw cl_failure{CL_INVALID_VALUE, "image read over one chunk"};
   c.reply_data = read_landing(c, cmd.queue(), size, "clEnqueueReadImage");
-  cmd.finish(
+  cmd.finish_read(
       clEnqueueReadImage(cmd.queue(), image, cmd.blocking_read(), origin.data(), region.data(),
                          region[0] * element, image_slice_pitch(region, element),
                          c.reply_data.data(), cmd.wait_count(), cmd.wait_list(), cmd.event()),
       "clEnqueueReadImage");
-  cmd.finish_read();
   c.out.put<std::uint64_t>(size);
 }
 
@@ -216,12 +212,11 @@ void write_image(call& c, command& cmd) {
                                            " bytes for its region"};
   }
   auto held = hold_for_write(c, blocking, data, "clEnqueueWriteImage");
-  cmd.finish(
+  cmd.finish_write(
       clEnqueueWriteImage(cmd.queue(), image, blocking ? CL_TRUE : CL_FALSE, origin.data(),
                           region.data(), region[0] * element, image_slice_pitch(region, element),
                           data.bytes.data(), cmd.wait_count(), cmd.wait_list(), cmd.event()),
-      "clEnqueueWriteImage");
-  if (!blocking) cmd.keep_until_complete(std::move(data.owner), std::move(held));
+      "clEnqueueWriteImage", blocking, std::move(data.owner), std::move(held));
 }
 
 void fill_image(call& c, command& cmd) {

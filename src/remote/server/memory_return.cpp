@@ -11,8 +11,17 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
-// When memory was last noted freed (clock ticks since its epoch); 0: never.
+// When memory was last noted freed, and last handed back (clock ticks since its epoch; 0:
+// never).
 std::atomic<clock::rep> last_freed{0};
+std::atomic<clock::rep> last_trim{0};
+
+// At most this often, however short the watchdog's tick: each trim holds the arena's lock.
+constexpr auto least_between_trims = std::chrono::milliseconds(500);
+
+clock::time_point at(clock::rep ticks) {
+  return clock::time_point(clock::duration(ticks));
+}
 
 }  // namespace
 
@@ -22,8 +31,10 @@ void note_memory_freed() {
 
 void return_freed_memory(std::chrono::milliseconds settle) {
   const clock::rep noted = last_freed.load(std::memory_order_relaxed);
-  if (noted == 0) return;
-  if (clock::now() - clock::time_point(clock::duration(noted)) > settle) return;
+  const auto now = clock::now();
+  if (noted == 0 || now - at(noted) > settle) return;
+  if (now - at(last_trim.load(std::memory_order_relaxed)) < least_between_trims) return;
+  last_trim.store(now.time_since_epoch().count(), std::memory_order_relaxed);
   ::malloc_trim(0);
 }
 

@@ -12,7 +12,8 @@ namespace troupe::remote::server {
 void note_memory_freed();
 
 /// Called on the watchdog's ticks: hands the allocator's free memory back to the system
-/// (malloc_trim) while the last note is under `settle` old. Several ticks, not one: the OpenCL
+/// (malloc_trim, at most twice a second) while the last note is under `settle` old. Several
+/// ticks, not one: the OpenCL
 /// platform frees some memory late, on threads of its own (PoCL: buffers whose last command
 /// finishes after the session released them).
 void return_freed_memory(std::chrono::milliseconds settle = std::chrono::seconds(3));

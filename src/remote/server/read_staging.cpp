@@ -29,25 +29,43 @@ class context_staging {
       std::lock_guard lock(mutex_);
       retired_ = true;
       idle.swap(idle_);
+      made_ -= idle.size();
     }
     release(idle);
   }
 
   staging_lease take(const std::shared_ptr<context_staging>& self, std::size_t size,
                      session_quota& quota) {
-    std::lock_guard lock(mutex_);
-    if (!idle_.empty()) {
-      buffer lent = std::move(idle_.back());
-      idle_.pop_back();
-      return {self, lent.mem, lent.host, size, std::move(lent.charge)};
+    {
+      std::lock_guard lock(mutex_);
+      if (retired_ || refused_) return {};
+      if (!idle_.empty()) {
+        buffer lent = std::move(idle_.back());
+        idle_.pop_back();
+        return {self, lent.mem, lent.host, size, std::move(lent.charge)};
+      }
+      if (made_ >= most_buffers_) return {};
+      ++made_;  // taken now; making it (a blocking map, zeroing) happens outside the lock
     }
-    if (made_ >= most_buffers_) return {};
     auto charge = quota.try_take(quota_resource::host_memory, read_staging::staging_buffer_size);
-    if (!charge) return {};
-    auto made = make();
-    if (made.host == nullptr) return {};
-    ++made_;
+    buffer made = charge ? make() : buffer{};
+    if (made.host == nullptr) {
+      std::lock_guard lock(mutex_);
+      --made_;
+      refused_ = charge.has_value();  // the platform gives no pinned memory: stop asking
+      return {};
+    }
     return {self, made.mem, made.host, size, std::move(*charge)};
+  }
+
+  void release_idle() {
+    std::vector<buffer> idle;
+    {
+      std::lock_guard lock(mutex_);
+      idle.swap(idle_);
+      made_ -= idle.size();
+    }
+    release(idle);
   }
 
   void give_back(cl_mem mem, std::byte* host, session_quota::charge charge) {
@@ -59,6 +77,7 @@ class context_staging {
         idle_.push_back(std::move(returned.back()));
         return;
       }
+      --made_;
     }
     release(returned);
   }
@@ -103,8 +122,9 @@ class context_staging {
   const std::size_t most_buffers_;
   std::mutex mutex_;  // guards what follows
   std::vector<buffer> idle_;
-  std::size_t made_ = 0;
-  bool retired_ = false;
+  std::size_t made_ = 0;  // buffers that exist, idle or lent
+  bool retired_ = false;  // see retire()
+  bool refused_ = false;  // making one failed: the platform gives no pinned memory
 };
 
 staging_lease::staging_lease(std::shared_ptr<context_staging> pool, cl_mem buffer, std::byte* host,
@@ -114,6 +134,13 @@ staging_lease::staging_lease(std::shared_ptr<context_staging> pool, cl_mem buffe
       host_(host),
       size_(size),
       charge_(std::move(charge)) {}
+
+staging_lease::staging_lease(staging_lease&& other) noexcept
+    : pool_(std::move(other.pool_)),
+      buffer_(std::exchange(other.buffer_, nullptr)),
+      host_(std::exchange(other.host_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      charge_(std::move(other.charge_)) {}
 
 staging_lease& staging_lease::operator=(staging_lease&& other) noexcept {
   if (this != &other) {
@@ -171,6 +198,15 @@ staging_lease read_staging::lend(cl_command_queue queue, std::size_t size) {
     pool = found;
   }
   return pool->take(pool, size, quota_);
+}
+
+void read_staging::release_idle() {
+  std::vector<std::shared_ptr<context_staging>> pools;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [context, pool] : pools_) pools.push_back(pool);
+  }
+  for (auto& pool : pools) pool->release_idle();
 }
 
 void read_staging::forget(cl_context context) {

@@ -23,7 +23,7 @@ class staging_lease {
   staging_lease() = default;
   staging_lease(std::shared_ptr<context_staging> pool, cl_mem buffer, std::byte* host,
                 std::size_t size, session_quota::charge charge);
-  staging_lease(staging_lease&& other) noexcept = default;
+  staging_lease(staging_lease&& other) noexcept;
   staging_lease& operator=(staging_lease&& other) noexcept;
   staging_lease(const staging_lease&) = delete;
   staging_lease& operator=(const staging_lease&) = delete;
@@ -62,6 +62,9 @@ class read_staging {
   /// too small or too large to stage, the pool is exhausted, the quota has no room, or the
   /// platform gives no such memory.
   staging_lease lend(cl_command_queue queue, std::size_t size);
+  /// Releases every idle buffer, giving back what they take from the quota (a transfer of the
+  /// session needs the room). Lent ones stay; pools make new ones as reads need them.
+  void release_idle();
   /// Drops the pool of `context` (the client released it): its buffers hold no quota for a
   /// context that may see no more reads. A read on one of its queues makes a new pool.
   void forget(cl_context context);

@@ -259,6 +259,9 @@ session_quota::charge session::take_host_memory(std::uint64_t bytes, const char*
   }
   for (auto& done : finished) clReleaseEvent(done.event);
   finished.clear();
+  if (auto taken = quota_.try_take(quota_resource::host_memory, bytes)) return std::move(*taken);
+  // Idle pinned read buffers make room too: a transfer needs it more than a pool that waits.
+  staging_.release_idle();
   return quota_.take(quota_resource::host_memory, bytes, what);
 }
 

@@ -106,7 +106,8 @@ class session : public std::enable_shared_from_this<session> {
   void hold_until_complete(cl_event event, host_bytes bytes = {},
                            session_quota::charge charge = {});
   /// Takes `bytes` from the host memory quota for `what`, after letting go of the held
-  /// commands that are over (so a finished write never counts against the next one).
+  /// commands that are over (so a finished write never counts against the next one) and, if
+  /// still short, of the idle pinned read buffers.
   session_quota::charge take_host_memory(std::uint64_t bytes, const char* what);
   /// Keeps a user event the client created until the session closes, which fails it if the
   /// client never set it (released or not): then every command of the session can end.
