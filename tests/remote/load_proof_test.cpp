@@ -93,16 +93,6 @@ bool wait_for_closed_sessions(child_process& server, int count, std::chrono::sec
   return true;
 }
 
-// Waits until the server runs `threads` threads again (its connections' threads are gone).
-bool wait_for_threads(pid_t server, std::size_t threads, std::chrono::seconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (thread_count(server) != threads) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return true;
-}
-
 // The server's thread count once it has not changed for a second (at most `limit`): what it
 // runs idle after its first clients (the platform's own threads start on first use).
 std::size_t settled_threads(pid_t server, std::chrono::seconds limit) {
@@ -150,7 +140,8 @@ TEST(remote_load_proof, clients_killed_mid_transfer_leave_no_memory_behind) {
       idle_threads = settled_threads(pid, 60s);
       return;
     }
-    ASSERT_TRUE(wait_for_threads(pid, idle_threads, 60s))
+    // The server runs as many threads as idle again: its connections' threads are gone.
+    ASSERT_TRUE(eventually(60s, [&] { return thread_count(pid) == idle_threads; }))
         << "the server still runs " << thread_count(pid) << " threads, " << idle_threads
         << " after the first clients had gone";
   };

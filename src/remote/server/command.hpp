@@ -31,9 +31,6 @@ class command {
   /// Registers a failed user event under the client's id, if the client asked for an event
   /// and none is registered yet: waiting on it then reports the failure instead of hanging.
   void register_failed_event(cl_int status);
-  /// Keeps `bytes`, and what they take from the session's host memory quota, until the
-  /// command completes (its event must exist).
-  void keep_until_complete(std::vector<std::byte>&& bytes, session_quota::charge charge);
   /// Reads: blocking unless the reply may wait for completion (flag_reply_on_completion).
   [[nodiscard]] cl_bool blocking_read() const {
     return call_.reply_on_completion ? CL_FALSE : CL_TRUE;
@@ -61,6 +58,10 @@ class command {
   ~command();
 
  private:
+  /// Keeps `bytes`, and what they take from the session's host memory quota, until the
+  /// command completes (its event must exist).
+  void keep_until_complete(std::vector<std::byte>&& bytes, session_quota::charge charge);
+
   call& call_;
   cl_command_queue queue_;
   std::vector<cl_event> wait_;

@@ -20,7 +20,6 @@ class host_bytes {
   [[nodiscard]] std::byte* data() { return pinned_ ? pinned_.data() : plain_.data(); }
   [[nodiscard]] const std::byte* data() const { return pinned_ ? pinned_.data() : plain_.data(); }
   [[nodiscard]] std::size_t size() const { return pinned_ ? pinned_.size() : plain_.size(); }
-  [[nodiscard]] bool empty() const { return size() == 0; }
 
  private:
   std::vector<std::byte> plain_;

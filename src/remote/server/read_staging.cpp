@@ -24,14 +24,11 @@ class context_staging {
   /// No more reads come (its context was released, or its session closed): the idle buffers
   /// go now, and each lent one as it comes back, with what they take from the quota.
   void retire() {
-    std::vector<buffer> idle;
     {
       std::lock_guard lock(mutex_);
       retired_ = true;
-      idle.swap(idle_);
-      made_ -= idle.size();
     }
-    release(idle);
+    release_idle();
   }
 
   staging_lease take(const std::shared_ptr<context_staging>& self, std::size_t size,
