@@ -121,6 +121,14 @@ class child_process {
     }
   }
 
+  /// Everything the child wrote until it has been quiet for `quiet` (or closed its stdout), for
+  /// failure messages that need its last words too.
+  const std::string& output_until_quiet(std::chrono::milliseconds quiet) {
+    while (read_line(quiet)) {
+    }
+    return output_;
+  }
+
   /// Everything read from the child's stdout so far, for failure messages.
   [[nodiscard]] const std::string& output() const { return output_; }
 

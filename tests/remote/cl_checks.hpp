@@ -2,7 +2,9 @@
 
 // Checks of OpenCL statuses that name the call and the error when they fail.
 #include <CL/cl.h>
+
 #include <gtest/gtest.h>
+#include <string>
 
 #include "device/opencl/opencl_errors.hpp"
 
@@ -25,6 +27,15 @@ inline const char* cl_error_name(cl_int code) {
     const cl_int troupe_status_ = (expr);                                             \
     EXPECT_EQ(troupe_status_, CL_SUCCESS)                                             \
         << #expr << " gave " << ::troupe::remote_test::cl_error_name(troupe_status_); \
+  } while (0)
+
+/// In a check that reports rather than asserts (a function returning what went wrong, "" when
+/// nothing did): returns "EXPR gave NAME" unless the call succeeded.
+#define RETURN_CL_FAILURE(expr)                                                                  \
+  do {                                                                                           \
+    const cl_int troupe_status_ = (expr);                                                        \
+    if (troupe_status_ != CL_SUCCESS)                                                            \
+      return std::string(#expr " gave ") + ::troupe::remote_test::cl_error_name(troupe_status_); \
   } while (0)
 
 }  // namespace troupe::remote_test

@@ -20,16 +20,11 @@
 #include "clients.hpp"
 #include "deviced_process.hpp"
 #include "proc_files.hpp"
+#include "sanitized_build.hpp"
 #include "time_limits.hpp"
 
 namespace troupe::remote_test {
 namespace {
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool sanitized = true;
-#else
-constexpr bool sanitized = false;
-#endif
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -125,7 +120,8 @@ TEST(remote_load_proof, clients_killed_mid_transfer_leave_no_memory_behind) {
         running.push_back(helpers.start(server.endpoint(), {"transfer-forever", "16"}));
       }
       for (auto& helper : running) {
-        ASSERT_TRUE(answer(*helper, "ready", 120s)) << helper->output();
+        ASSERT_TRUE(answer(*helper, "ready", 120s)) << helper->output() << "\nthe server wrote:\n"
+                                                    << server.process->output_until_quiet(1s);
       }
       for (std::size_t i = 0; i < running.size(); ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(7 * i % 23));  // anywhere
@@ -172,7 +168,7 @@ TEST(remote_load_proof, clients_killed_mid_transfer_leave_no_memory_behind) {
       "%.1f s; server RSS %.1f MiB before, %.1f MiB after: growth %.2f MiB\n",
       took, static_cast<double>(before) / (1 << 20), static_cast<double>(after) / (1 << 20),
       growth);
-  if (sanitized) {
+  if (sanitized_build) {
     GTEST_SKIP() << "resident memory not checked: a sanitizer's allocator keeps what it frees "
                     "(the clients, their sessions and the server's threads were)";
   }

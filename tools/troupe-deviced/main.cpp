@@ -14,6 +14,7 @@
 #include <iostream>
 #include <thread>
 
+#include "crash_report.hpp"
 #include "troupe/remote/device_server.hpp"
 
 namespace {
@@ -161,6 +162,7 @@ int main(int argc, char** argv) {
     options.local_socket = !no_local_socket;
     if (!token_file.empty()) options.token = read_token(token_file);
     raise_open_file_limit(options.level);
+    troupe::deviced::report_crashes();
     empty_working_folder working_folder;  // after every path of the command line is read
     // Signals are taken by one thread with sigwait, so that stopping is not done in a handler.
     sigset_t signals;
