@@ -22,7 +22,9 @@
 // Settings (environment): TROUPE_FUZZ_REQUEST_MS (1000): how long the server may take to answer
 // an input before the harness closes the session under it; TROUPE_FUZZ_CLOSE_MS (30000): how
 // long closing may take before it counts as a hang; TROUPE_FUZZ_VERBOSE=1 prints every reply;
-// TROUPE_FUZZ_LOG=error|warn|info|debug sets the server's log level (error).
+// TROUPE_FUZZ_LOG=error|warn|info|debug sets the server's log level (error);
+// TROUPE_FUZZ_NO_BUILDS=1 skips inputs that compile, link or load a program binary (a run after
+// executions: each build costs PoCL milliseconds), and counts them at exit.
 #include <CL/cl.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -52,6 +54,7 @@
 #include "troupe/remote/device_server.hpp"
 
 using namespace troupe::remote;
+using troupe::remote::fuzz::compiles;
 using troupe::remote::fuzz::request_frame;
 using troupe::remote::fuzz::split_frames;
 using troupe::remote::fuzz::too_expensive;
@@ -82,6 +85,7 @@ struct settings {
   int request_ms = setting("TROUPE_FUZZ_REQUEST_MS", 1000);
   int close_ms = setting("TROUPE_FUZZ_CLOSE_MS", 30000);
   bool verbose = setting("TROUPE_FUZZ_VERBOSE", 0) != 0;
+  bool no_builds = setting("TROUPE_FUZZ_NO_BUILDS", 0) != 0;
 };
 const settings& config() {
   static const settings values;
@@ -514,6 +518,22 @@ void fuzz_requests(server::device_server& server, std::span<const std::byte> byt
   leave_session(anchor, notifications, requests, replies, input);
 }
 
+// Inputs run and skipped, printed at exit: executions that skipped their input ran nothing.
+struct input_counts {
+  std::uint64_t ran = 0;
+  std::uint64_t skipped_builds = 0;
+  std::uint64_t skipped_expensive = 0;
+  ~input_counts() {
+    std::fprintf(stderr,
+                 "fuzz_server_frames: %llu inputs ran; skipped %llu that asked for a lot of work "
+                 "and %llu that build (TROUPE_FUZZ_NO_BUILDS)\n",
+                 static_cast<unsigned long long>(ran),
+                 static_cast<unsigned long long>(skipped_expensive),
+                 static_cast<unsigned long long>(skipped_builds));
+  }
+};
+input_counts counts;
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -524,9 +544,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz_handshake(server, bytes);
   } else {
     auto frames = split_frames(bytes);
-    if (too_expensive(frames)) return -1;  // libFuzzer: do not keep this input
+    // libFuzzer: do not keep these inputs.
+    if (too_expensive(frames)) {
+      ++counts.skipped_expensive;
+      return -1;
+    }
+    if (config().no_builds && compiles(frames)) {
+      ++counts.skipped_builds;
+      return -1;
+    }
     fuzz_requests(server, bytes, frames);
   }
+  ++counts.ran;
   wait_until_idle(server);
   return 0;
 }

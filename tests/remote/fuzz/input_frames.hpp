@@ -86,4 +86,22 @@ inline bool too_expensive(const std::vector<request_frame>& frames) {
   return false;
 }
 
+// True when a frame of the input compiles or links a program, or loads a binary: PoCL takes
+// milliseconds for each, a thousand times what a frame costs otherwise. A run after executions
+// rather than the compiler's paths skips these inputs (TROUPE_FUZZ_NO_BUILDS).
+inline bool compiles(const std::vector<request_frame>& frames) {
+  for (const auto& frame : frames) {
+    switch (static_cast<opcode>(frame.header.opcode)) {
+      case opcode::create_program_with_binary:
+      case opcode::build_program:
+      case opcode::compile_program:
+      case opcode::link_program:
+        return true;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
 }  // namespace troupe::remote::fuzz
