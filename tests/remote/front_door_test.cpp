@@ -35,15 +35,6 @@ constexpr bool sanitized = true;
 constexpr bool sanitized = false;
 #endif
 
-/// An in-process server on 127.0.0.1 and a free port, accepting in the background.
-std::unique_ptr<device_server> serve(server_options options = {}) {
-  options.address = "127.0.0.1";
-  options.port = 0;
-  auto server = std::make_unique<device_server>(options);
-  server->start();
-  return server;
-}
-
 TEST(remote_front_door, a_connection_that_gets_no_thread_is_closed_and_the_server_goes_on) {
   if (sanitized) GTEST_SKIP() << "a sanitizer's runtime needs address space the test takes away";
   auto server = serve();
@@ -179,12 +170,6 @@ TEST(remote_front_door, an_idle_session_is_closed) {
   EXPECT_TRUE(session.anchor.closed_within(60s)) << "an idle session was not closed";
   EXPECT_TRUE(requests.closed_within(60s));
   EXPECT_TRUE(eventually(20s, [&] { return server->session_count() == 0; }));
-}
-
-// The ids of the reply's array field.
-std::vector<std::uint64_t> ids_of(const raw_reply& reply) {
-  auto fields = reply.fields();
-  return fields.get_array<std::uint64_t>();
 }
 
 TEST(remote_front_door, a_session_waiting_for_its_commands_is_not_idle) {

@@ -2,9 +2,9 @@
 #include <algorithm>
 
 #include "remote/icd/api_support.hpp"
-#include "remote/icd/rect_checks.hpp"
 #include "remote/icd/striped_transfer.hpp"
 #include "remote/icd/transfer_support.hpp"
+#include "remote/protocol/rect_checks.hpp"
 
 using namespace troupe::remote;
 using namespace troupe::remote::icd;

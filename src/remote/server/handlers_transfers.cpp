@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "remote/protocol/rect_checks.hpp"
 #include "remote/server/handlers.hpp"
 
 namespace troupe::remote::server {
@@ -20,6 +21,21 @@ triple get_triple(reader& in) {
 
 cl_mem get_mem(call& c) {
   return c.object<cl_mem>(object_kind::mem, CL_INVALID_MEM_OBJECT);
+}
+
+// A buffer rectangle the client names must lie inside its buffer, with pitches OpenCL allows:
+// the platform may not check (PoCL 3.1 copies past the end), and the client may be hostile.
+void check_inside(cl_mem buffer, const triple& origin, const triple& region, std::size_t row_pitch,
+                  std::size_t slice_pitch, const char* which) {
+  std::size_t size = 0;
+  check(clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, nullptr),
+        "clGetMemObjectInfo(CL_MEM_SIZE)");
+  if (check_buffer_rect(size, origin.data(), region.data(), row_pitch, slice_pitch) != CL_SUCCESS) {
+    throw cl_failure{CL_INVALID_VALUE, std::string(which) +
+                                           " rectangle has wrong pitches or reaches past its "
+                                           "buffer of " +
+                                           std::to_string(size) + " bytes"};
+  }
 }
 
 // Bulk bytes that arrived in the request: taken over with the whole payload buffer, so that a
@@ -113,6 +129,7 @@ void read_buffer_rect(call& c, command& cmd) {
   auto region = get_triple(c.in);
   auto row_pitch = c.in.get<std::uint64_t>();
   auto slice_pitch = c.in.get<std::uint64_t>();
+  check_inside(buffer, origin, region, row_pitch, slice_pitch, "the read's");
   auto size = region_bytes(region, 1);
   if (size > max_chunk) throw cl_failure{CL_INVALID_VALUE, "rect read over one chunk"};
   c.reply_data = read_landing(c, cmd.queue(), size, "clEnqueueReadBufferRect");
@@ -133,6 +150,7 @@ void write_buffer_rect(call& c, command& cmd) {
   auto region = get_triple(c.in);
   auto row_pitch = c.in.get<std::uint64_t>();
   auto slice_pitch = c.in.get<std::uint64_t>();
+  check_inside(buffer, origin, region, row_pitch, slice_pitch, "the write's");
   auto data = take_bytes(c);
   if (data.bytes.size() != region_bytes(region, 1)) {
     throw cl_failure{CL_INVALID_VALUE, "rect write with " + std::to_string(data.bytes.size()) +
@@ -177,6 +195,12 @@ void copy_buffer_rect(call& c, command& cmd) {
   auto region = get_triple(c.in);
   std::array<std::size_t, 4> pitches{};
   for (auto& pitch : pitches) pitch = c.in.get<std::uint64_t>();
+  check_inside(source, source_origin, region, pitches[0], pitches[1], "the copy's source");
+  check_inside(target, target_origin, region, pitches[2], pitches[3], "the copy's target");
+  if (source == target && rects_overlap(source_origin.data(), target_origin.data(), region.data(),
+                                        pitches[0], pitches[1])) {
+    throw cl_failure{CL_MEM_COPY_OVERLAP, "the copy's source and target rectangles overlap"};
+  }
   cmd.finish(clEnqueueCopyBufferRect(cmd.queue(), source, target, source_origin.data(),
                                      target_origin.data(), region.data(), pitches[0], pitches[1],
                                      pitches[2], pitches[3], cmd.wait_count(), cmd.wait_list(),

@@ -246,6 +246,21 @@ def seeds():
     f.add(MIGRATE_MEM_OBJECTS, command() + ids([BUFFER, BUFFER2]) + u64(CL_MIGRATE_MEM_OBJECT_HOST))
     f.add(FINISH, u64(QUEUE))
     s["buffer_rect"] = f
+    # Rectangles past the end of their 64-byte buffers (the fuzzer's first find: PoCL copied
+    # one, reading past the buffer): each is refused, and nothing reaches the platform.
+    f = with_buffers(frames())
+    f.add(COPY_BUFFER_RECT, command() + u64(BUFFER) + u64(BUFFER2) + triple(0, 7, 0)
+          + triple(0, 0, 0) + triple(8, 2, 1) + u64(8) + u64(64) + u64(8) + u64(64))
+    f.add(COPY_BUFFER_RECT, command() + u64(BUFFER) + u64(BUFFER2) + triple(0, 0, 0)
+          + triple(0, 0, 1) + triple(8, 2, 1) + u64(8) + u64(16) + u64(8) + u64(64))
+    f.add(READ_BUFFER_RECT, command() + u64(BUFFER) + triple(60, 0, 0) + triple(8, 1, 1) + u64(0)
+          + u64(0))
+    f.add(WRITE_BUFFER_RECT, command() + u64(BUFFER) + u8(1) + triple(0, 0, 0) + triple(4, 2, 1)
+          + u64(64) + u64(0) + blob(b"\x07" * 8))
+    f.add(COPY_BUFFER_RECT, command() + u64(BUFFER) + u64(BUFFER) + triple(0, 0, 0)
+          + triple(2, 0, 0) + triple(4, 2, 1) + u64(8) + u64(16) + u64(8) + u64(16))
+    f.add(FINISH, u64(QUEUE))
+    s["rect_past_the_end"] = f
     f = with_buffers(frames())
     f.add(CREATE_SUB_BUFFER, u64(30) + u64(BUFFER) + u64(CL_MEM_READ_WRITE) + u64(0) + u64(32))
     f.add(GET_INFO, info(Q_MEM, CL_MEM_ASSOCIATED_MEMOBJECT, 30))

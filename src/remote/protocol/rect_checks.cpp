@@ -1,8 +1,8 @@
-#include "remote/icd/rect_checks.hpp"
+#include "remote/protocol/rect_checks.hpp"
 
 #include <cstdint>
 
-namespace troupe::remote::icd {
+namespace troupe::remote {
 
 namespace {
 
@@ -83,4 +83,4 @@ bool rects_overlap(const std::size_t* source, const std::size_t* destination,
                        layout.slice);
 }
 
-}  // namespace troupe::remote::icd
+}  // namespace troupe::remote

@@ -1,12 +1,14 @@
-// The checks OpenCL makes of a buffer rectangle at the call, made by the driver before it sends
-// the command: a pipelined command's error would otherwise come only at the next clFinish.
+// The checks OpenCL makes of a buffer rectangle. The driver makes them at the call, before it
+// sends the command (a pipelined command's error would otherwise come only at the next
+// clFinish); the server makes them again, because a client may be hostile and a platform may not
+// check (PoCL 3.1 copies a rectangle that reaches past its buffer).
 #pragma once
 
 #include <CL/cl.h>
 
 #include <cstddef>
 
-namespace troupe::remote::icd {
+namespace troupe::remote {
 
 /// CL_INVALID_VALUE when `region` has a zero or a pitch is too small or not a multiple of the
 /// row pitch (0 means packed, as OpenCL says), else CL_SUCCESS.
@@ -23,4 +25,4 @@ cl_int check_buffer_rect(std::size_t size, const std::size_t* origin, const std:
 bool rects_overlap(const std::size_t* source, const std::size_t* destination,
                    const std::size_t* region, std::size_t row_pitch, std::size_t slice_pitch);
 
-}  // namespace troupe::remote::icd
+}  // namespace troupe::remote

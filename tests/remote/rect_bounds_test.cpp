@@ -1,0 +1,166 @@
+// The server checks the rectangles a client names itself: a hostile client does not go through
+// the driver's checks, and PoCL 3.1 copies a rectangle that reaches past its buffer (the fuzzer
+// found a read past a 64-byte buffer that way). Spoken by hand (raw_connection.hpp).
+#include <CL/cl.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "raw_connection.hpp"
+
+namespace troupe::remote_test {
+namespace {
+
+using remote::opcode;
+using remote::writer;
+
+constexpr std::uint64_t context = 1, queue = 2, source = 3, target = 4;
+constexpr std::size_t buffer_size = 64;
+
+using triple = std::array<std::uint64_t, 3>;
+
+// An open session's request connection, with a queue and two 64-byte buffers: `source` holds
+// 0, 1, ..., 63 and `target` zeros.
+class remote_server_checks : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server = serve();
+    session.emplace(open_session(server->port()));
+    requests.emplace(server->port());
+    ASSERT_EQ(attach(*requests, *session)->status, CL_SUCCESS);
+    auto platforms = ask(opcode::get_platforms, writer{});
+    ASSERT_EQ(platforms.status, CL_SUCCESS) << platforms.message;
+    writer device_query;
+    device_query.put<std::uint64_t>(ids_of(platforms).at(0)).put<std::uint64_t>(CL_DEVICE_TYPE_ALL);
+    auto devices = ask(opcode::get_device_ids, device_query);
+    ASSERT_EQ(devices.status, CL_SUCCESS) << devices.message;
+    const std::uint64_t device = ids_of(devices).at(0);
+    writer make_context;
+    make_context.put<std::uint64_t>(context)
+        .put_bytes(nullptr, 0)
+        .put_array<std::uint64_t>(std::span<const std::uint64_t>(&device, 1));
+    ASSERT_EQ(ask(opcode::create_context, make_context).status, CL_SUCCESS);
+    writer make_queue;
+    make_queue.put<std::uint64_t>(queue)
+        .put<std::uint64_t>(context)
+        .put<std::uint64_t>(device)
+        .put<std::uint64_t>(0);
+    ASSERT_EQ(ask(opcode::create_queue, make_queue).status, CL_SUCCESS);
+    for (std::size_t i = 0; i < buffer_size; ++i) counting[i] = static_cast<std::byte>(i);
+    ASSERT_EQ(ask(opcode::create_buffer, buffer(source, counting)).status, CL_SUCCESS);
+    ASSERT_EQ(ask(opcode::create_buffer, buffer(target, {})).status, CL_SUCCESS);
+  }
+
+  raw_reply ask(opcode op, const writer& payload) {
+    return request(*requests, op, ++sequence, payload);
+  }
+
+  static writer buffer(std::uint64_t id, std::span<const std::byte> contents) {
+    writer payload;
+    payload.put<std::uint64_t>(id).put<std::uint64_t>(context);
+    payload.put<std::uint64_t>(CL_MEM_READ_WRITE | (contents.empty() ? 0 : CL_MEM_COPY_HOST_PTR));
+    payload.put<std::uint64_t>(buffer_size).put_bytes(contents.data(), contents.size());
+    return payload;
+  }
+
+  // The fields every enqueue starts with: the queue, no wait list, no event.
+  static writer command() {
+    writer payload;
+    payload.put<std::uint64_t>(queue).put_array<std::uint64_t>({}).put<std::uint64_t>(0);
+    return payload;
+  }
+
+  static void put(writer& payload, const triple& values) {
+    for (auto value : values) payload.put<std::uint64_t>(value);
+  }
+
+  raw_reply copy_rect(std::uint64_t from, std::uint64_t to, const triple& from_origin,
+                      const triple& to_origin, const triple& region,
+                      const std::array<std::uint64_t, 4>& pitches) {
+    writer payload = command();
+    payload.put<std::uint64_t>(from).put<std::uint64_t>(to);
+    put(payload, from_origin);
+    put(payload, to_origin);
+    put(payload, region);
+    for (auto pitch : pitches) payload.put<std::uint64_t>(pitch);
+    return ask(opcode::copy_buffer_rect, payload);
+  }
+
+  // The whole of `id`, read back; empty if the read failed.
+  std::vector<std::byte> contents(std::uint64_t id) {
+    writer payload = command();
+    payload.put<std::uint64_t>(id).put<std::uint64_t>(0).put<std::uint64_t>(buffer_size);
+    auto reply = ask(opcode::read_buffer, payload);
+    if (reply.status != CL_SUCCESS || reply.payload.size() != reply.fields_at + 8 + buffer_size) {
+      ADD_FAILURE() << "read back: " << reply.status << " " << reply.message;
+      return {};
+    }
+    return {reply.payload.begin() + static_cast<std::ptrdiff_t>(reply.fields_at + 8),
+            reply.payload.end()};
+  }
+
+  std::unique_ptr<remote::server::device_server> server;
+  std::optional<raw_session> session;
+  std::optional<raw_connection> requests;
+  std::uint32_t sequence = 0;
+  std::array<std::byte, buffer_size> counting{};
+};
+
+TEST_F(remote_server_checks, rectangles_past_their_buffer_are_refused_and_nothing_is_copied) {
+  // Rows of 8 bytes, slices of 64: the buffer is one slice of 8 rows.
+  auto past_source = copy_rect(source, target, {0, 7, 0}, {0, 0, 0}, {8, 2, 1}, {8, 64, 8, 64});
+  EXPECT_EQ(past_source.status, CL_INVALID_VALUE) << past_source.message;
+  auto past_target = copy_rect(source, target, {0, 0, 0}, {0, 0, 1}, {8, 2, 1}, {8, 16, 8, 64});
+  EXPECT_EQ(past_target.status, CL_INVALID_VALUE) << past_target.message;
+  // The fuzzer's: 2^59 + 1 slices of 64 bytes, whose size wraps around to 64 bytes.
+  auto wrapping = copy_rect(source, target, {0, 0, 0}, {0, 1, 0},
+                            {4, 2, (std::uint64_t{1} << 59) + 1}, {8, 64, 8, 64});
+  EXPECT_EQ(wrapping.status, CL_INVALID_VALUE) << wrapping.message;
+  auto overflowing =
+      copy_rect(source, target, {UINT64_MAX - 3, 0, 0}, {0, 0, 0}, {8, 1, 1}, {0, 0, 0, 0});
+  EXPECT_EQ(overflowing.status, CL_INVALID_VALUE) << overflowing.message;
+  auto onto_itself = copy_rect(source, source, {0, 0, 0}, {2, 0, 0}, {4, 2, 1}, {8, 16, 8, 16});
+  EXPECT_EQ(onto_itself.status, CL_MEM_COPY_OVERLAP) << onto_itself.message;
+
+  writer read = command();
+  read.put<std::uint64_t>(source);
+  put(read, {60, 0, 0});
+  put(read, {8, 1, 1});
+  read.put<std::uint64_t>(0).put<std::uint64_t>(0);
+  auto past_read = ask(opcode::read_buffer_rect, read);
+  EXPECT_EQ(past_read.status, CL_INVALID_VALUE) << past_read.message;
+
+  writer write = command();
+  write.put<std::uint64_t>(target).put<std::uint8_t>(1);
+  put(write, {0, 0, 0});
+  put(write, {4, 2, 1});
+  write.put<std::uint64_t>(64).put<std::uint64_t>(0);
+  const std::array<std::byte, 8> sevens{std::byte{7}, std::byte{7}, std::byte{7}, std::byte{7},
+                                        std::byte{7}, std::byte{7}, std::byte{7}, std::byte{7}};
+  write.put_bytes(sevens.data(), sevens.size());
+  auto past_write = ask(opcode::write_buffer_rect, write);
+  EXPECT_EQ(past_write.status, CL_INVALID_VALUE) << past_write.message;
+
+  // Nothing was copied or written; a rectangle inside both buffers is.
+  writer finish;
+  finish.put<std::uint64_t>(queue);
+  ASSERT_EQ(ask(opcode::finish, finish).status, CL_SUCCESS);
+  EXPECT_EQ(contents(target), std::vector<std::byte>(buffer_size));
+  auto inside = copy_rect(source, target, {1, 6, 0}, {0, 0, 0}, {7, 2, 1}, {8, 64, 8, 64});
+  ASSERT_EQ(inside.status, CL_SUCCESS) << inside.message;
+  std::vector<std::byte> expected(buffer_size);
+  for (std::size_t row = 0; row < 2; ++row) {
+    for (std::size_t x = 0; x < 7; ++x) expected[row * 8 + x] = counting[(6 + row) * 8 + 1 + x];
+  }
+  EXPECT_EQ(contents(target), expected);
+}
+
+}  // namespace
+}  // namespace troupe::remote_test
