@@ -70,8 +70,24 @@ extern "C" const char* __asan_default_options() {
 
 namespace {
 
+// The input being run, for fail().
+std::span<const std::uint8_t> current_input;
+
+// Saves the input that failed, as libFuzzer would: PoCL's LLVM puts its own signal handlers in
+// front of libFuzzer's, so after abort() libFuzzer may never get to write it.
+void save_failed_input() {
+  char name[64];
+  std::snprintf(name, sizeof name, "failed-input-%d", static_cast<int>(::getpid()));
+  if (std::FILE* file = std::fopen(name, "wb")) {
+    std::fwrite(current_input.data(), 1, current_input.size(), file);
+    std::fclose(file);
+    std::fprintf(stderr, "fuzz_server_frames: the input is saved as %s\n", name);
+  }
+}
+
 [[noreturn]] void fail(const std::string& what) {
   std::fprintf(stderr, "fuzz_server_frames: FAILED: %s\n", what.c_str());
+  save_failed_input();
   std::fflush(stderr);
   std::abort();
 }
@@ -538,6 +554,7 @@ input_counts counts;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
+  current_input = {data, size};
   server::device_server& server = the_server();
   std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data) + 1, size - 1);
   if ((data[0] & 1) != 0) {
