@@ -3,6 +3,7 @@
 #include "remote/icd/api_support.hpp"
 #include "remote/icd/image_checks.hpp"
 #include "remote/icd/transfer_support.hpp"
+#include "remote/protocol/rect_checks.hpp"
 
 using namespace troupe::remote;
 using namespace troupe::remote::icd;
@@ -131,7 +132,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue queue, cl_me
   if (cl_int status = check_image_region(*dst_image, dst_origin, region); status != CL_SUCCESS) {
     return status;
   }
-  if (src_image == dst_image && image_regions_overlap(src_origin, dst_origin, region)) {
+  if (src_image == dst_image && boxes_overlap(src_origin, dst_origin, region)) {
     return CL_MEM_COPY_OVERLAP;
   }
   request copying(opcode::copy_image);

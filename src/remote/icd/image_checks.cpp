@@ -1,5 +1,7 @@
 #include "remote/icd/image_checks.hpp"
 
+#include "remote/protocol/rect_checks.hpp"
+
 namespace troupe::remote::icd {
 
 cl_int check_image_region(const _cl_mem& image, const std::size_t* origin,
@@ -10,10 +12,7 @@ cl_int check_image_region(const _cl_mem& image, const std::size_t* origin,
   const bool one_d_array = image.type == CL_MEM_OBJECT_IMAGE1D_ARRAY;
   const std::size_t extent[3] = {image.width, one_d_array ? image.depth : image.height,
                                  one_d_array ? 1 : image.depth};
-  for (int i = 0; i < 3; ++i) {
-    if (origin[i] >= extent[i] || region[i] > extent[i] - origin[i]) return CL_INVALID_VALUE;
-  }
-  return CL_SUCCESS;
+  return check_box(extent, origin, region);
 }
 
 cl_int check_image_pitches(const _cl_mem& image, const std::size_t* region, std::size_t row_pitch,
@@ -28,17 +27,6 @@ cl_int check_image_pitches(const _cl_mem& image, const std::size_t* region, std:
 
 std::size_t image_region_bytes(const _cl_mem& image, const std::size_t* region) {
   return region[0] * region[1] * region[2] * image.element_size;
-}
-
-bool image_regions_overlap(const std::size_t* source, const std::size_t* destination,
-                           const std::size_t* region) {
-  // Two boxes of one size share a pixel when they are closer than that size on every axis.
-  for (int i = 0; i < 3; ++i) {
-    std::size_t apart =
-        source[i] > destination[i] ? source[i] - destination[i] : destination[i] - source[i];
-    if (apart >= region[i]) return false;
-  }
-  return true;
 }
 
 }  // namespace troupe::remote::icd

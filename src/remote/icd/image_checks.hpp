@@ -24,9 +24,4 @@ cl_int check_image_pitches(const _cl_mem& image, const std::size_t* region, std:
 /// The bytes `region` of `image` holds packed.
 std::size_t image_region_bytes(const _cl_mem& image, const std::size_t* region);
 
-/// True when two regions of one image share a pixel: OpenCL refuses such a copy with
-/// CL_MEM_COPY_OVERLAP.
-bool image_regions_overlap(const std::size_t* source, const std::size_t* destination,
-                           const std::size_t* region);
-
 }  // namespace troupe::remote::icd

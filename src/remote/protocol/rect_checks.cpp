@@ -83,4 +83,24 @@ bool rects_overlap(const std::size_t* source, const std::size_t* destination,
                        layout.slice);
 }
 
+cl_int check_box(const std::size_t* extent, const std::size_t* origin, const std::size_t* region) {
+  for (int i = 0; i < 3; ++i) {
+    if (region[i] == 0 || origin[i] >= extent[i] || region[i] > extent[i] - origin[i]) {
+      return CL_INVALID_VALUE;
+    }
+  }
+  return CL_SUCCESS;
+}
+
+bool boxes_overlap(const std::size_t* source, const std::size_t* destination,
+                   const std::size_t* region) {
+  // Two boxes of one size share a point when they are closer than that size on every axis.
+  for (int i = 0; i < 3; ++i) {
+    std::size_t apart =
+        source[i] > destination[i] ? source[i] - destination[i] : destination[i] - source[i];
+    if (apart >= region[i]) return false;
+  }
+  return true;
+}
+
 }  // namespace troupe::remote

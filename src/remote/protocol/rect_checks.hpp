@@ -25,4 +25,13 @@ cl_int check_buffer_rect(std::size_t size, const std::size_t* origin, const std:
 bool rects_overlap(const std::size_t* source, const std::size_t* destination,
                    const std::size_t* region, std::size_t row_pitch, std::size_t slice_pitch);
 
+/// CL_INVALID_VALUE when `region` has a zero or the box at `origin` reaches past `extent`
+/// (an image's, in the region's terms), else CL_SUCCESS.
+cl_int check_box(const std::size_t* extent, const std::size_t* origin, const std::size_t* region);
+
+/// True when two boxes of one size, at `source` and `destination`, share a point: OpenCL
+/// refuses a copy between such regions of one image with CL_MEM_COPY_OVERLAP.
+bool boxes_overlap(const std::size_t* source, const std::size_t* destination,
+                   const std::size_t* region);
+
 }  // namespace troupe::remote

@@ -6,12 +6,11 @@
 
 #include "remote/protocol/rect_checks.hpp"
 #include "remote/server/handlers.hpp"
+#include "remote/server/transfer_checks.hpp"
 
 namespace troupe::remote::server {
 
 namespace {
-
-using triple = std::array<std::size_t, 3>;
 
 triple get_triple(reader& in) {
   triple values{};
@@ -21,21 +20,6 @@ triple get_triple(reader& in) {
 
 cl_mem get_mem(call& c) {
   return c.object<cl_mem>(object_kind::mem, CL_INVALID_MEM_OBJECT);
-}
-
-// A buffer rectangle the client names must lie inside its buffer, with pitches OpenCL allows:
-// the platform may not check (PoCL 3.1 copies past the end), and the client may be hostile.
-void check_inside(cl_mem buffer, const triple& origin, const triple& region, std::size_t row_pitch,
-                  std::size_t slice_pitch, const char* which) {
-  std::size_t size = 0;
-  check(clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, nullptr),
-        "clGetMemObjectInfo(CL_MEM_SIZE)");
-  if (check_buffer_rect(size, origin.data(), region.data(), row_pitch, slice_pitch) != CL_SUCCESS) {
-    throw cl_failure{CL_INVALID_VALUE, std::string(which) +
-                                           " rectangle has wrong pitches or reaches past its "
-                                           "buffer of " +
-                                           std::to_string(size) + " bytes"};
-  }
 }
 
 // Bulk bytes that arrived in the request: taken over with the whole payload buffer, so that a
@@ -103,6 +87,7 @@ void read_buffer(call& c, command& cmd) {
   auto offset = c.in.get<std::uint64_t>();
   auto size = c.in.get<std::uint64_t>();
   if (size > max_chunk) throw cl_failure{CL_INVALID_VALUE, "read over one chunk"};
+  check_buffer_span(buffer, offset, size, "the read");
   c.reply_data = read_landing(c, cmd.queue(), size, "clEnqueueReadBuffer");
   cmd.finish_read(
       clEnqueueReadBuffer(cmd.queue(), buffer, cmd.blocking_read(), offset, size,
@@ -116,6 +101,7 @@ void write_buffer(call& c, command& cmd) {
   auto blocking = c.in.get<std::uint8_t>() != 0;
   auto offset = c.in.get<std::uint64_t>();
   auto data = take_bytes(c);
+  check_buffer_span(buffer, offset, data.bytes.size(), "the write");
   auto held = hold_for_write(c, blocking, data, "clEnqueueWriteBuffer");
   cmd.finish_write(clEnqueueWriteBuffer(cmd.queue(), buffer, blocking ? CL_TRUE : CL_FALSE, offset,
                                         data.bytes.size(), data.bytes.data(), cmd.wait_count(),
@@ -129,7 +115,7 @@ void read_buffer_rect(call& c, command& cmd) {
   auto region = get_triple(c.in);
   auto row_pitch = c.in.get<std::uint64_t>();
   auto slice_pitch = c.in.get<std::uint64_t>();
-  check_inside(buffer, origin, region, row_pitch, slice_pitch, "the read's");
+  check_buffer_rect(buffer, origin, region, row_pitch, slice_pitch, "the read's");
   auto size = region_bytes(region, 1);
   if (size > max_chunk) throw cl_failure{CL_INVALID_VALUE, "rect read over one chunk"};
   c.reply_data = read_landing(c, cmd.queue(), size, "clEnqueueReadBufferRect");
@@ -150,7 +136,7 @@ void write_buffer_rect(call& c, command& cmd) {
   auto region = get_triple(c.in);
   auto row_pitch = c.in.get<std::uint64_t>();
   auto slice_pitch = c.in.get<std::uint64_t>();
-  check_inside(buffer, origin, region, row_pitch, slice_pitch, "the write's");
+  check_buffer_rect(buffer, origin, region, row_pitch, slice_pitch, "the write's");
   auto data = take_bytes(c);
   if (data.bytes.size() != region_bytes(region, 1)) {
     throw cl_failure{CL_INVALID_VALUE, "rect write with " + std::to_string(data.bytes.size()) +
@@ -171,6 +157,7 @@ void fill_buffer(call& c, command& cmd) {
   auto pattern = c.in.get_bytes();
   auto offset = c.in.get<std::uint64_t>();
   auto size = c.in.get<std::uint64_t>();
+  check_buffer_span(buffer, offset, size, "the fill");
   cmd.finish(clEnqueueFillBuffer(cmd.queue(), buffer, pattern.data(), pattern.size(), offset, size,
                                  cmd.wait_count(), cmd.wait_list(), cmd.event()),
              "clEnqueueFillBuffer");
@@ -182,6 +169,9 @@ void copy_buffer(call& c, command& cmd) {
   auto source_offset = c.in.get<std::uint64_t>();
   auto target_offset = c.in.get<std::uint64_t>();
   auto size = c.in.get<std::uint64_t>();
+  check_buffer_span(source, source_offset, size, "the copy's source");
+  check_buffer_span(target, target_offset, size, "the copy's target");
+  if (source == target) check_spans_apart(source_offset, target_offset, size);
   cmd.finish(clEnqueueCopyBuffer(cmd.queue(), source, target, source_offset, target_offset, size,
                                  cmd.wait_count(), cmd.wait_list(), cmd.event()),
              "clEnqueueCopyBuffer");
@@ -195,8 +185,8 @@ void copy_buffer_rect(call& c, command& cmd) {
   auto region = get_triple(c.in);
   std::array<std::size_t, 4> pitches{};
   for (auto& pitch : pitches) pitch = c.in.get<std::uint64_t>();
-  check_inside(source, source_origin, region, pitches[0], pitches[1], "the copy's source");
-  check_inside(target, target_origin, region, pitches[2], pitches[3], "the copy's target");
+  check_buffer_rect(source, source_origin, region, pitches[0], pitches[1], "the copy's source");
+  check_buffer_rect(target, target_origin, region, pitches[2], pitches[3], "the copy's target");
   if (source == target && rects_overlap(source_origin.data(), target_origin.data(), region.data(),
                                         pitches[0], pitches[1])) {
     throw cl_failure{CL_MEM_COPY_OVERLAP, "the copy's source and target rectangles overlap"};
@@ -212,6 +202,7 @@ void read_image(call& c, command& cmd) {
   auto image = get_mem(c);
   auto origin = get_triple(c.in);
   auto region = get_triple(c.in);
+  check_image_box(image, origin, region, "the read's");
   auto element = image_element_size(image);
   auto size = region_bytes(region, element);
   if (size > max_chunk) throw cl_failure{CL_INVALID_VALUE, "image read over one chunk"};
@@ -229,6 +220,7 @@ void write_image(call& c, command& cmd) {
   auto blocking = c.in.get<std::uint8_t>() != 0;
   auto origin = get_triple(c.in);
   auto region = get_triple(c.in);
+  check_image_box(image, origin, region, "the write's");
   auto data = take_bytes(c);
   auto element = image_element_size(image);
   if (data.bytes.size() != region_bytes(region, element)) {
@@ -249,6 +241,7 @@ void fill_image(call& c, command& cmd) {
   if (color.size() != 16) throw cl_failure{CL_INVALID_VALUE, "fill colour is not 16 bytes"};
   auto origin = get_triple(c.in);
   auto region = get_triple(c.in);
+  check_image_box(image, origin, region, "the fill's");
   cmd.finish(clEnqueueFillImage(cmd.queue(), image, color.data(), origin.data(), region.data(),
                                 cmd.wait_count(), cmd.wait_list(), cmd.event()),
              "clEnqueueFillImage");
@@ -260,6 +253,12 @@ void copy_image(call& c, command& cmd) {
   auto source_origin = get_triple(c.in);
   auto target_origin = get_triple(c.in);
   auto region = get_triple(c.in);
+  check_image_box(source, source_origin, region, "the copy's source");
+  check_image_box(target, target_origin, region, "the copy's target");
+  if (source == target &&
+      boxes_overlap(source_origin.data(), target_origin.data(), region.data())) {
+    throw cl_failure{CL_MEM_COPY_OVERLAP, "the copy's source and target regions overlap"};
+  }
   cmd.finish(
       clEnqueueCopyImage(cmd.queue(), source, target, source_origin.data(), target_origin.data(),
                          region.data(), cmd.wait_count(), cmd.wait_list(), cmd.event()),
@@ -272,6 +271,9 @@ void copy_image_to_buffer(call& c, command& cmd) {
   auto origin = get_triple(c.in);
   auto region = get_triple(c.in);
   auto offset = c.in.get<std::uint64_t>();
+  check_image_box(source, origin, region, "the copy's source");
+  check_buffer_span(target, offset, region_bytes(region, image_element_size(source)),
+                    "the copy's target");
   cmd.finish(clEnqueueCopyImageToBuffer(cmd.queue(), source, target, origin.data(), region.data(),
                                         offset, cmd.wait_count(), cmd.wait_list(), cmd.event()),
              "clEnqueueCopyImageToBuffer");
@@ -283,6 +285,9 @@ void copy_buffer_to_image(call& c, command& cmd) {
   auto offset = c.in.get<std::uint64_t>();
   auto origin = get_triple(c.in);
   auto region = get_triple(c.in);
+  check_image_box(target, origin, region, "the copy's target");
+  check_buffer_span(source, offset, region_bytes(region, image_element_size(target)),
+                    "the copy's source");
   cmd.finish(
       clEnqueueCopyBufferToImage(cmd.queue(), source, target, offset, origin.data(), region.data(),
                                  cmd.wait_count(), cmd.wait_list(), cmd.event()),

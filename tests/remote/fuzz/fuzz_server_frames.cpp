@@ -449,20 +449,24 @@ class reply_checker {
             op == opcode::read_image);
   }
 
-  // Due: the first unanswered frame answered in order, or any unanswered read answered on
-  // completion before it; awaited_.size() when none is.
+  // Due: the first unanswered frame answered in order if the reply is its, else an earlier
+  // unanswered read answered on completion that the reply names (sequence numbers are the
+  // client's: two frames may share one); awaited_.size() when none is.
   std::size_t due_for(const frame_header& header) const {
-    std::size_t due = awaited_.size();
-    for (std::size_t i = 0; i < awaited_.size(); ++i) {
-      if (answered_[i]) continue;
-      const frame_header& candidate = awaited_[i]->header;
-      bool matches = header.sequence == candidate.sequence;
-      if (matches || !on_completion(candidate)) {
-        due = i;
-        break;
-      }
+    auto names = [&](const frame_header& candidate) {
+      return header.sequence == candidate.sequence &&
+             header.opcode == (candidate.opcode | reply_bit);
+    };
+    std::size_t in_order = 0;
+    while (in_order < awaited_.size() &&
+           (answered_[in_order] || on_completion(awaited_[in_order]->header))) {
+      ++in_order;
     }
-    return due;
+    if (in_order < awaited_.size() && names(awaited_[in_order]->header)) return in_order;
+    for (std::size_t i = 0; i < in_order; ++i) {
+      if (!answered_[i] && names(awaited_[i]->header)) return i;
+    }
+    return in_order;
   }
 
   std::vector<const request_frame*> awaited_;  // the input's reply-flagged frames, in order

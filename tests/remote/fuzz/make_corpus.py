@@ -261,6 +261,21 @@ def seeds():
           + triple(2, 0, 0) + triple(4, 2, 1) + u64(8) + u64(16) + u64(8) + u64(16))
     f.add(FINISH, u64(QUEUE))
     s["rect_past_the_end"] = f
+    # Spans and image regions whose size wraps around (the fuzzer's second and third finds: PoCL
+    # copied a 2 x 2 x (2^63 + 1) region of a 4 x 4 image into a 64-byte buffer).
+    f = with_images(frames())
+    f.add(COPY_IMAGE_TO_BUFFER, command() + u64(IMAGE) + u64(BUFFER2) + triple(0, 0, 0)
+          + triple(2, 2, (1 << 63) + 1) + u64(0))
+    f.add(COPY_BUFFER_TO_IMAGE, command() + u64(BUFFER) + u64(IMAGE2) + u64(0) + triple(0, 0, 0)
+          + triple(2, 2, (1 << 63) + 1))
+    f.add(COPY_IMAGE, command() + u64(IMAGE) + u64(IMAGE2) + triple(3, 0, 0) + triple(0, 0, 0)
+          + triple(2, 1, 1))
+    f.add(READ_IMAGE, command() + u64(IMAGE) + triple(1 << 62, 0, 0) + triple(4, 4, 1))
+    f.add(FILL_BUFFER, command() + u64(BUFFER) + blob(b"\x01") + u64((1 << 64) - 8) + u64(16))
+    f.add(COPY_BUFFER, command() + u64(BUFFER) + u64(BUFFER2) + u64((1 << 64) - 8) + u64(0)
+          + u64(16))
+    f.add(FINISH, u64(QUEUE))
+    s["regions_that_wrap"] = f
     f = with_buffers(frames())
     f.add(CREATE_SUB_BUFFER, u64(30) + u64(BUFFER) + u64(CL_MEM_READ_WRITE) + u64(0) + u64(32))
     f.add(GET_INFO, info(Q_MEM, CL_MEM_ASSOCIATED_MEMOBJECT, 30))

@@ -1,6 +1,7 @@
-// The server checks the rectangles a client names itself: a hostile client does not go through
-// the driver's checks, and PoCL 3.1 copies a rectangle that reaches past its buffer (the fuzzer
-// found a read past a 64-byte buffer that way). Spoken by hand (raw_connection.hpp).
+// The server checks the spans, rectangles and image regions a client names itself: a hostile
+// client does not go through the driver's checks, and PoCL 3.1 computes sizes that wrap around
+// and then copies past the object (the fuzzer found reads and writes past 64- and 128-byte
+// objects that way). Spoken by hand (raw_connection.hpp).
 #include <CL/cl.h>
 #include <gtest/gtest.h>
 
@@ -21,13 +22,13 @@ namespace {
 using remote::opcode;
 using remote::writer;
 
-constexpr std::uint64_t context = 1, queue = 2, source = 3, target = 4;
+constexpr std::uint64_t context = 1, queue = 2, source = 3, target = 4, image = 5;
 constexpr std::size_t buffer_size = 64;
 
 using triple = std::array<std::uint64_t, 3>;
 
-// An open session's request connection, with a queue and two 64-byte buffers: `source` holds
-// 0, 1, ..., 63 and `target` zeros.
+// An open session's request connection, with a queue, two 64-byte buffers (`source` holds
+// 0, 1, ..., 63 and `target` zeros) and a 4 x 4 RGBA image of 8-bit channels.
 class remote_server_checks : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -56,6 +57,15 @@ class remote_server_checks : public ::testing::Test {
     for (std::size_t i = 0; i < buffer_size; ++i) counting[i] = static_cast<std::byte>(i);
     ASSERT_EQ(ask(opcode::create_buffer, buffer(source, counting)).status, CL_SUCCESS);
     ASSERT_EQ(ask(opcode::create_buffer, buffer(target, {})).status, CL_SUCCESS);
+    writer make_image;
+    make_image.put<std::uint64_t>(image).put<std::uint64_t>(context);
+    make_image.put<std::uint64_t>(CL_MEM_READ_WRITE);
+    make_image.put<std::uint32_t>(CL_RGBA).put<std::uint32_t>(CL_UNORM_INT8);
+    make_image.put<std::uint32_t>(CL_MEM_OBJECT_IMAGE2D);
+    for (std::uint64_t field : {4, 4, 0, 0, 0, 0, 0}) make_image.put<std::uint64_t>(field);
+    make_image.put_bytes(nullptr, 0);
+    auto made = ask(opcode::create_image, make_image);
+    ASSERT_EQ(made.status, CL_SUCCESS) << made.message;
   }
 
   raw_reply ask(opcode op, const writer& payload) {
@@ -160,6 +170,66 @@ TEST_F(remote_server_checks, rectangles_past_their_buffer_are_refused_and_nothin
     for (std::size_t x = 0; x < 7; ++x) expected[row * 8 + x] = counting[(6 + row) * 8 + 1 + x];
   }
   EXPECT_EQ(contents(target), expected);
+}
+
+TEST_F(remote_server_checks, spans_and_image_regions_whose_size_wraps_around_are_refused) {
+  const std::uint64_t near_the_end = ~std::uint64_t{0} - 7;  // + 16 wraps around to 8
+  writer fill = command();
+  const std::byte one{1};
+  fill.put<std::uint64_t>(target).put_bytes(&one, 1);
+  fill.put<std::uint64_t>(near_the_end).put<std::uint64_t>(16);
+  auto filled = ask(opcode::fill_buffer, fill);
+  EXPECT_EQ(filled.status, CL_INVALID_VALUE) << filled.message;
+  writer copy = command();
+  copy.put<std::uint64_t>(source).put<std::uint64_t>(target);
+  copy.put<std::uint64_t>(near_the_end).put<std::uint64_t>(0).put<std::uint64_t>(16);
+  auto copied = ask(opcode::copy_buffer, copy);
+  EXPECT_EQ(copied.status, CL_INVALID_VALUE) << copied.message;
+  writer onto_itself = command();
+  onto_itself.put<std::uint64_t>(source).put<std::uint64_t>(source);
+  onto_itself.put<std::uint64_t>(0).put<std::uint64_t>(8).put<std::uint64_t>(16);
+  auto overlapping = ask(opcode::copy_buffer, onto_itself);
+  EXPECT_EQ(overlapping.status, CL_MEM_COPY_OVERLAP) << overlapping.message;
+
+  // The fuzzer's: 2 x 2 x (2^63 + 1) pixels of 4 bytes, 16 bytes once the size wraps around.
+  const triple wrapping{2, 2, (std::uint64_t{1} << 63) + 1};
+  writer to_buffer = command();
+  to_buffer.put<std::uint64_t>(image).put<std::uint64_t>(target);
+  put(to_buffer, {0, 0, 0});
+  put(to_buffer, wrapping);
+  to_buffer.put<std::uint64_t>(0);
+  auto out_of_image = ask(opcode::copy_image_to_buffer, to_buffer);
+  EXPECT_EQ(out_of_image.status, CL_INVALID_VALUE) << out_of_image.message;
+  writer from_buffer = command();
+  from_buffer.put<std::uint64_t>(source).put<std::uint64_t>(image).put<std::uint64_t>(0);
+  put(from_buffer, {0, 0, 0});
+  put(from_buffer, wrapping);
+  auto into_image = ask(opcode::copy_buffer_to_image, from_buffer);
+  EXPECT_EQ(into_image.status, CL_INVALID_VALUE) << into_image.message;
+  writer read = command();
+  read.put<std::uint64_t>(image);
+  put(read, {std::uint64_t{1} << 62, 0, 0});
+  put(read, {4, 4, 1});
+  auto far_read = ask(opcode::read_image, read);
+  EXPECT_EQ(far_read.status, CL_INVALID_VALUE) << far_read.message;
+
+  // Nothing reached the target; a region inside the image does.
+  writer finish;
+  finish.put<std::uint64_t>(queue);
+  ASSERT_EQ(ask(opcode::finish, finish).status, CL_SUCCESS);
+  EXPECT_EQ(contents(target), std::vector<std::byte>(buffer_size));
+  writer inside = command();
+  inside.put<std::uint64_t>(source).put<std::uint64_t>(image).put<std::uint64_t>(0);
+  put(inside, {0, 0, 0});
+  put(inside, {4, 4, 1});
+  ASSERT_EQ(ask(opcode::copy_buffer_to_image, inside).status, CL_SUCCESS);
+  writer back = command();
+  back.put<std::uint64_t>(image).put<std::uint64_t>(target);
+  put(back, {0, 0, 0});
+  put(back, {4, 4, 1});
+  back.put<std::uint64_t>(0);
+  ASSERT_EQ(ask(opcode::copy_image_to_buffer, back).status, CL_SUCCESS);
+  EXPECT_EQ(contents(target), std::vector<std::byte>(counting.begin(), counting.end()));
 }
 
 }  // namespace
