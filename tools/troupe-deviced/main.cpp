@@ -143,9 +143,10 @@ int main(int argc, char** argv) {
                  "flight (0: no limit)")
       ->capture_default_str()
       ->transform(CLI::AsSizeValue(false));
-  app.add_option("--pinned-read-buffers", options.pinned_read_buffers,
-                 "pinned 8 MiB buffers per context of a session that reads land in (each "
-                 "counts against the session's host memory while kept; 0: plain memory)")
+  app.add_option("--pinned-buffers", options.pinned_buffers,
+                 "pinned 8 MiB buffers per context of a session that reads land in and writes "
+                 "leave from (each counts against the session's host memory while kept; 0: "
+                 "plain memory)")
       ->capture_default_str();
   app.add_option("--session-objects", options.session_objects,
                  "OpenCL objects of every kind (events too) one session may hold (0: no limit)")

@@ -64,10 +64,10 @@ struct server_options {
   /// non-blocking writes not yet done); 0: no limit.
   std::uint64_t session_host_memory = std::uint64_t{2} << 30;
   /// Pinned host buffers of 8 MiB each, per context of a session, that reads land in before
-  /// they are sent: NVIDIA copies into pinned memory several times as fast as into pageable.
-  /// Each counts against the session's host memory for as long as the session keeps it; 0:
-  /// reads land in plain memory.
-  unsigned pinned_read_buffers = 16;
+  /// they are sent and writes are copied to before the device takes them: NVIDIA copies to
+  /// and from pinned memory several times as fast as pageable. Each counts against the
+  /// session's host memory for as long as the session keeps it; 0: plain memory.
+  unsigned pinned_buffers = 16;
   /// OpenCL objects of every kind together (events included) one session may hold at once;
   /// 0: no limit.
   std::uint64_t session_objects = 100000;

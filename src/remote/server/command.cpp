@@ -70,9 +70,9 @@ void command::register_failed_event(cl_int status) {
   }
 }
 
-void command::keep_until_complete(std::vector<std::byte>&& bytes, session_quota::charge charge) {
+void command::keep_until_complete(host_bytes&& bytes, session_quota::charge charge) {
   // Not by an event callback: PoCL calls none for a command that fails.
-  if (!bytes.empty() && event_ != nullptr)
+  if (bytes.size() != 0 && event_ != nullptr)
     call_.owner.hold_until_complete(event_, std::move(bytes), std::move(charge));
 }
 

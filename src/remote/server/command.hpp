@@ -47,7 +47,7 @@ class command {
   }
   /// finish() of a write from `bytes`: a non-blocking one enqueued keeps them (and `charge`)
   /// until it completes first, even when registering the client's event fails.
-  void finish_write(cl_int status, const char* what, bool blocking, std::vector<std::byte>&& bytes,
+  void finish_write(cl_int status, const char* what, bool blocking, host_bytes&& bytes,
                     session_quota::charge charge) {
     if (status == CL_SUCCESS && !blocking) keep_until_complete(std::move(bytes), std::move(charge));
     finish(status, what);
@@ -60,7 +60,7 @@ class command {
  private:
   /// Keeps `bytes`, and what they take from the session's host memory quota, until the
   /// command completes (its event must exist).
-  void keep_until_complete(std::vector<std::byte>&& bytes, session_quota::charge charge);
+  void keep_until_complete(host_bytes&& bytes, session_quota::charge charge);
 
   call& call_;
   cl_command_queue queue_;

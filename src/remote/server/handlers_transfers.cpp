@@ -1,5 +1,6 @@
 // Enqueued transfers: reads, writes, fills and copies of buffers and images.
 #include <array>
+#include <cstring>
 #include <span>
 #include <string>
 #include <vector>
@@ -68,10 +69,34 @@ std::size_t region_bytes(const triple& region, std::size_t element) {
   return size;
 }
 
-// Where a read's bytes land on the server: a pinned buffer of the session's (read_staging.hpp:
+// Where a read's bytes land on the server: a pinned buffer of the session's (pinned_staging.hpp:
 // zeroed when made, then holding only this session's earlier reads), or else plain memory from
 // the session's host memory quota, zeroed, so that a read the device never wrote sends nothing
 // another session left there.
+// Where a write's bytes are taken from: a pinned buffer of the session's where one is free (the
+// bytes are copied there, and the request's memory goes at once), else the request's own memory,
+// held until a non-blocking write is over and counted in the session's host memory until then.
+struct write_source {
+  host_bytes kept;
+  const std::byte* from = nullptr;
+  session_quota::charge charge;
+};
+write_source write_from(call& c, cl_command_queue queue, bool blocking, incoming_bytes& data,
+                        const char* what) {
+  write_source source;
+  if (auto pinned = c.owner.staging().lend(queue, data.bytes.size())) {
+    std::memcpy(pinned.data(), data.bytes.data(), data.bytes.size());
+    data.owner = {};
+    source.kept = host_bytes(std::move(pinned));
+    source.from = source.kept.data();
+    return source;
+  }
+  source.charge = hold_for_write(c, blocking, data, what);
+  source.from = data.bytes.data();  // stays valid: moving the vector keeps its allocation
+  source.kept = host_bytes(std::move(data.owner));
+  return source;
+}
+
 host_bytes read_landing(call& c, cl_command_queue queue, std::size_t size, const char* what) {
   if (auto pinned = c.owner.staging().lend(queue, size)) return host_bytes(std::move(pinned));
   c.reply_charge = c.owner.take_host_memory(size, what);
@@ -102,11 +127,12 @@ void write_buffer(call& c, command& cmd) {
   auto offset = c.in.get<std::uint64_t>();
   auto data = take_bytes(c);
   check_buffer_span(buffer, offset, data.bytes.size(), "the write");
-  auto held = hold_for_write(c, blocking, data, "clEnqueueWriteBuffer");
-  cmd.finish_write(clEnqueueWriteBuffer(cmd.queue(), buffer, blocking ? CL_TRUE : CL_FALSE, offset,
-                                        data.bytes.size(), data.bytes.data(), cmd.wait_count(),
-                                        cmd.wait_list(), cmd.event()),
-                   "clEnqueueWriteBuffer", blocking, std::move(data.owner), std::move(held));
+  const std::size_t size = data.bytes.size();
+  auto source = write_from(c, cmd.queue(), blocking, data, "clEnqueueWriteBuffer");
+  cmd.finish_write(
+      clEnqueueWriteBuffer(cmd.queue(), buffer, blocking ? CL_TRUE : CL_FALSE, offset, size,
+                           source.from, cmd.wait_count(), cmd.wait_list(), cmd.event()),
+      "clEnqueueWriteBuffer", blocking, std::move(source.kept), std::move(source.charge));
 }
 
 void read_buffer_rect(call& c, command& cmd) {

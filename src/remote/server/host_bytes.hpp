@@ -1,12 +1,12 @@
 // Host memory a command reads into or writes from, kept until the command is over: plain memory
-// (a request's payload, a small read) or a pinned buffer the session lent (read_staging.hpp).
+// (a request's payload, a small read) or a pinned buffer the session lent (pinned_staging.hpp).
 #pragma once
 
 #include <cstddef>
 #include <utility>
 #include <vector>
 
-#include "remote/server/read_staging.hpp"
+#include "remote/server/pinned_staging.hpp"
 
 namespace troupe::remote::server {
 

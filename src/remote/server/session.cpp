@@ -117,7 +117,7 @@ session::session(std::uint64_t id, std::array<std::uint64_t, 2> key, stream_sock
     : id_(id),
       key_(key),
       quota_(id, options, std::move(log)),
-      staging_(quota_, options.pinned_read_buffers),
+      staging_(quota_, options.pinned_buffers),
       anchor_(anchor) {}
 
 void session::add(std::uint64_t id, object_kind kind, void* handle, session_quota::charge memory,

@@ -18,7 +18,7 @@
 #include "remote/protocol/opcode.hpp"
 #include "remote/protocol/socket.hpp"
 #include "remote/server/host_bytes.hpp"
-#include "remote/server/read_staging.hpp"
+#include "remote/server/pinned_staging.hpp"
 #include "remote/server/session_quota.hpp"
 
 namespace troupe::remote::server {
@@ -75,7 +75,7 @@ class session : public std::enable_shared_from_this<session> {
   [[nodiscard]] std::uint64_t id() const { return id_; }
   [[nodiscard]] const std::array<std::uint64_t, 2>& key() const { return key_; }
   /// The pinned buffers the session's reads land in.
-  [[nodiscard]] read_staging& staging() { return staging_; }
+  [[nodiscard]] pinned_staging& staging() { return staging_; }
   /// What the session may hold, and what it holds now.
   [[nodiscard]] session_quota& quota() { return quota_; }
   /// Refuses a request of this session: logs `message` with the session's id and throws
@@ -153,7 +153,7 @@ class session : public std::enable_shared_from_this<session> {
   // Takes the finished held commands out (called under mutex_), to be released outside it.
   std::vector<held_command> take_finished();
   session_quota quota_;
-  read_staging staging_;
+  pinned_staging staging_;
   std::vector<held_command> held_;     // see hold_until_complete()
   std::vector<cl_event> user_events_;  // see track_user_event()
   bool closed_ = false;                // see clear()

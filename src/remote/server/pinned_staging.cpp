@@ -1,4 +1,4 @@
-#include "remote/server/read_staging.hpp"
+#include "remote/server/pinned_staging.hpp"
 
 #include <cstring>
 #include <utility>
@@ -44,7 +44,7 @@ class context_staging {
       if (made_ >= most_buffers_) return {};
       ++made_;  // taken now; making it (a blocking map, zeroing) happens outside the lock
     }
-    auto charge = quota.try_take(quota_resource::host_memory, read_staging::staging_buffer_size);
+    auto charge = quota.try_take(quota_resource::host_memory, pinned_staging::staging_buffer_size);
     buffer made = charge ? make() : buffer{};
     if (made.host == nullptr) {
       std::lock_guard lock(mutex_);
@@ -101,16 +101,16 @@ class context_staging {
   buffer make() const {
     cl_int status = CL_SUCCESS;
     cl_mem mem = clCreateBuffer(context_, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE,
-                                read_staging::staging_buffer_size, nullptr, &status);
+                                pinned_staging::staging_buffer_size, nullptr, &status);
     if (status != CL_SUCCESS) return {};
     void* host =
         clEnqueueMapBuffer(queue_, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                           read_staging::staging_buffer_size, 0, nullptr, nullptr, &status);
+                           pinned_staging::staging_buffer_size, 0, nullptr, nullptr, &status);
     if (status != CL_SUCCESS || host == nullptr) {
       clReleaseMemObject(mem);
       return {};
     }
-    std::memset(host, 0, read_staging::staging_buffer_size);
+    std::memset(host, 0, pinned_staging::staging_buffer_size);
     return {mem, static_cast<std::byte*>(host), {}};
   }
 
@@ -164,7 +164,7 @@ void staging_lease::give_back() {
   size_ = 0;
 }
 
-staging_lease read_staging::lend(cl_command_queue queue, std::size_t size) {
+staging_lease pinned_staging::lend(cl_command_queue queue, std::size_t size) {
   if (buffers_per_context_ == 0 || size < least_staged || size > staging_buffer_size) return {};
   cl_context context = nullptr;
   cl_device_id device = nullptr;
@@ -197,7 +197,7 @@ staging_lease read_staging::lend(cl_command_queue queue, std::size_t size) {
   return pool->take(pool, size, quota_);
 }
 
-void read_staging::release_idle() {
+void pinned_staging::release_idle() {
   std::vector<std::shared_ptr<context_staging>> pools;
   {
     std::lock_guard lock(mutex_);
@@ -206,7 +206,7 @@ void read_staging::release_idle() {
   for (auto& pool : pools) pool->release_idle();
 }
 
-void read_staging::forget(cl_context context) {
+void pinned_staging::forget(cl_context context) {
   std::shared_ptr<context_staging> dropped;  // released outside the lock
   {
     std::lock_guard lock(mutex_);
@@ -218,7 +218,7 @@ void read_staging::forget(cl_context context) {
   dropped->retire();
 }
 
-void read_staging::clear() {
+void pinned_staging::clear() {
   std::unordered_map<cl_context, std::shared_ptr<context_staging>> dropped;
   {
     std::lock_guard lock(mutex_);

@@ -1,6 +1,6 @@
-// Reads land in pinned memory the session keeps: a device copies into page-locked memory at full
-// speed (NVIDIA copies to pageable memory through a staging buffer of its own, at a fraction of
-// it), and nothing is allocated, faulted in or zeroed per read.
+// Reads land in, and writes leave from, pinned memory the session keeps: a device copies to and
+// from page-locked memory at full speed (NVIDIA copies pageable memory through a staging buffer
+// of its own, at a fraction of it), and nothing is allocated, faulted in or zeroed per read.
 #pragma once
 
 #include <CL/cl.h>
@@ -45,20 +45,20 @@ class staging_lease {
 /// A session's pinned buffers, one pool per context they belong to (pinned memory of one
 /// context is pageable to another's queues). Each buffer holds `staging_buffer_size` bytes of
 /// the session's host memory quota for as long as it exists.
-class read_staging {
+class pinned_staging {
  public:
   /// Every buffer made is zeroed once: pinned memory may come from another session's.
   static constexpr std::size_t staging_buffer_size = std::size_t{8} << 20;
-  /// Smaller reads use plain memory: allocating and zeroing them costs little.
+  /// Smaller transfers use plain memory: allocating and zeroing them costs little.
   static constexpr std::size_t least_staged = std::size_t{64} << 10;
 
-  /// Pools of at most `buffers_per_context` buffers each (server_options::pinned_read_buffers;
-  /// 0: none), charged to `quota`. The default is enough for a large read's stripes with two
-  /// pieces in flight on each (4 connections; reads past it use plain memory).
-  read_staging(session_quota& quota, std::size_t buffers_per_context)
+  /// Pools of at most `buffers_per_context` buffers each (server_options::pinned_buffers;
+  /// 0: none), charged to `quota`. The default is enough for a large transfer's stripes with
+  /// two pieces in flight on each (4 connections; transfers past it use plain memory).
+  pinned_staging(session_quota& quota, std::size_t buffers_per_context)
       : quota_(quota), buffers_per_context_(buffers_per_context) {}
 
-  /// A pinned buffer for a read of `size` bytes on `queue`, or an empty lease when the read is
+  /// A pinned buffer for a transfer of `size` bytes on `queue`, or an empty lease when it is
   /// too small or too large to stage, the pool is exhausted, the quota has no room, or the
   /// platform gives no such memory.
   staging_lease lend(cl_command_queue queue, std::size_t size);
