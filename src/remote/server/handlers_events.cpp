@@ -1,5 +1,8 @@
 // Events: user events, their status, callbacks, and waiting for events.
+#include <algorithm>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "remote/server/handlers.hpp"
@@ -14,6 +17,25 @@ void CL_CALLBACK forward_event_callback(cl_event, cl_int status, void* user_data
     writer notice;
     notice.put<std::uint64_t>(callback_id).put<std::int32_t>(status);
     owner->notify(opcode::event_callback, notice);
+  }
+}
+
+// NVIDIA's clWaitForEvents returns milliseconds late after asynchronous copies from pinned
+// memory, while the events' status is current: watch the status first, from 20 us, doubling up
+// to 1 ms, until every event is over (complete or failed; a session that closes fails the user
+// events it waits on). clWaitForEvents then returns at once.
+void wait_by_polling(const std::vector<cl_event>& events) {
+  auto pause = std::chrono::microseconds(20);
+  for (std::size_t over = 0; over < events.size();) {
+    cl_int status = CL_COMPLETE;
+    if (clGetEventInfo(events[over], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                       nullptr) != CL_SUCCESS ||
+        status <= CL_COMPLETE) {
+      ++over;
+      continue;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(1000));
   }
 }
 
@@ -51,6 +73,7 @@ void set_event_callback(call& c) {
 void wait_for_events(call& c) {
   auto events = c.objects<cl_event>(object_kind::event, CL_INVALID_EVENT);
   if (events.empty()) throw cl_failure{CL_INVALID_VALUE, "clWaitForEvents with no events"};
+  wait_by_polling(events);
   check(clWaitForEvents(static_cast<cl_uint>(events.size()), events.data()), "clWaitForEvents");
   // NVIDIA returns success for events that ended in an error (a failed command's stand-in
   // user event, say); OpenCL says the wait must report it.

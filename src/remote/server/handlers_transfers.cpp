@@ -74,25 +74,26 @@ std::size_t region_bytes(const triple& region, std::size_t element) {
 // the session's host memory quota, zeroed, so that a read the device never wrote sends nothing
 // another session left there.
 // Where a write's bytes are taken from: a pinned buffer of the session's where one is free (the
-// bytes are copied there, and the request's memory goes at once), else the request's own memory,
-// held until a non-blocking write is over and counted in the session's host memory until then.
+// bytes are copied there, and the request's memory stays with the connection for its next
+// frame), else the request's own memory, taken over, held until a non-blocking write is over
+// and counted in the session's host memory until then.
 struct write_source {
   host_bytes kept;
   const std::byte* from = nullptr;
   session_quota::charge charge;
 };
-write_source write_from(call& c, cl_command_queue queue, bool blocking, incoming_bytes& data,
-                        const char* what) {
+write_source write_from(call& c, cl_command_queue queue, bool blocking,
+                        std::span<const std::byte> bytes, const char* what) {
   write_source source;
-  if (auto pinned = c.owner.staging().lend(queue, data.bytes.size())) {
-    std::memcpy(pinned.data(), data.bytes.data(), data.bytes.size());
-    data.owner = {};
+  if (auto pinned = c.owner.staging().lend(queue, bytes.size())) {
+    std::memcpy(pinned.data(), bytes.data(), bytes.size());
     source.kept = host_bytes(std::move(pinned));
     source.from = source.kept.data();
     return source;
   }
+  incoming_bytes data{bytes, std::move(c.payload)};  // moving keeps the allocation
   source.charge = hold_for_write(c, blocking, data, what);
-  source.from = data.bytes.data();  // stays valid: moving the vector keeps its allocation
+  source.from = bytes.data();
   source.kept = host_bytes(std::move(data.owner));
   return source;
 }
@@ -125,10 +126,10 @@ void write_buffer(call& c, command& cmd) {
   auto buffer = get_mem(c);
   auto blocking = c.in.get<std::uint8_t>() != 0;
   auto offset = c.in.get<std::uint64_t>();
-  auto data = take_bytes(c);
-  check_buffer_span(buffer, offset, data.bytes.size(), "the write");
-  const std::size_t size = data.bytes.size();
-  auto source = write_from(c, cmd.queue(), blocking, data, "clEnqueueWriteBuffer");
+  auto bytes = c.in.get_bytes();
+  check_buffer_span(buffer, offset, bytes.size(), "the write");
+  const std::size_t size = bytes.size();
+  auto source = write_from(c, cmd.queue(), blocking, bytes, "clEnqueueWriteBuffer");
   cmd.finish_write(
       clEnqueueWriteBuffer(cmd.queue(), buffer, blocking ? CL_TRUE : CL_FALSE, offset, size,
                            source.from, cmd.wait_count(), cmd.wait_list(), cmd.event()),
