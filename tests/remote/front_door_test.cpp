@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "clients.hpp"
 #include "proc_files.hpp"
 #include "raw_connection.hpp"
 #include "time_limits.hpp"

@@ -16,7 +16,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -26,7 +25,6 @@
 
 #include "remote/protocol/opcode.hpp"
 #include "remote/protocol/wire.hpp"
-#include "troupe/remote/device_server.hpp"
 
 namespace troupe::remote_test {
 
@@ -255,16 +253,6 @@ inline raw_reply request(raw_connection& connection, remote::opcode op, std::uin
         (connection.closed() ? ": the server closed the connection" : ": none within the limit"));
   }
   return *reply;
-}
-
-/// An in-process server on 127.0.0.1 and a free port, accepting in the background.
-inline std::unique_ptr<remote::server::device_server> serve(
-    remote::server::server_options options = {}) {
-  options.address = "127.0.0.1";
-  options.port = 0;
-  auto server = std::make_unique<remote::server::device_server>(options);
-  server->start();
-  return server;
 }
 
 /// The ids of the reply's array field.

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "clients.hpp"
 #include "raw_connection.hpp"
 
 namespace troupe::remote_test {
@@ -103,6 +104,14 @@ class remote_server_checks : public ::testing::Test {
     return ask(opcode::copy_buffer_rect, payload);
   }
 
+  // Once the queue is done with what was enqueued, `target` still holds only zeros.
+  void expect_target_untouched() {
+    writer finish;
+    finish.put<std::uint64_t>(queue);
+    ASSERT_EQ(ask(opcode::finish, finish).status, CL_SUCCESS);
+    EXPECT_EQ(contents(target), std::vector<std::byte>(buffer_size));
+  }
+
   // The whole of `id`, read back; empty if the read failed.
   std::vector<std::byte> contents(std::uint64_t id) {
     writer payload = command();
@@ -159,10 +168,7 @@ TEST_F(remote_server_checks, rectangles_past_their_buffer_are_refused_and_nothin
   EXPECT_EQ(past_write.status, CL_INVALID_VALUE) << past_write.message;
 
   // Nothing was copied or written; a rectangle inside both buffers is.
-  writer finish;
-  finish.put<std::uint64_t>(queue);
-  ASSERT_EQ(ask(opcode::finish, finish).status, CL_SUCCESS);
-  EXPECT_EQ(contents(target), std::vector<std::byte>(buffer_size));
+  expect_target_untouched();
   auto inside = copy_rect(source, target, {1, 6, 0}, {0, 0, 0}, {7, 2, 1}, {8, 64, 8, 64});
   ASSERT_EQ(inside.status, CL_SUCCESS) << inside.message;
   std::vector<std::byte> expected(buffer_size);
@@ -214,10 +220,7 @@ TEST_F(remote_server_checks, spans_and_image_regions_whose_size_wraps_around_are
   EXPECT_EQ(far_read.status, CL_INVALID_VALUE) << far_read.message;
 
   // Nothing reached the target; a region inside the image does.
-  writer finish;
-  finish.put<std::uint64_t>(queue);
-  ASSERT_EQ(ask(opcode::finish, finish).status, CL_SUCCESS);
-  EXPECT_EQ(contents(target), std::vector<std::byte>(buffer_size));
+  expect_target_untouched();
   writer inside = command();
   inside.put<std::uint64_t>(source).put<std::uint64_t>(image).put<std::uint64_t>(0);
   put(inside, {0, 0, 0});
