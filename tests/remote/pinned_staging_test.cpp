@@ -166,7 +166,7 @@ TEST_F(pinned_staging_test, a_transfer_short_of_quota_takes_the_room_of_idle_buf
   options.session_host_memory = piece + piece / 2;
   auto owner = std::make_shared<server::session>(1, std::array<std::uint64_t, 2>{}, nullptr,
                                                  options, [](const std::string&) {});
-  { ASSERT_TRUE(owner->staging().lend(local.queue, piece)); }  // made, then idle
+  { ASSERT_TRUE(owner->lend_pinned(local.queue, piece)); }  // made, then idle
   EXPECT_EQ(owner->quota().used(quota_resource::host_memory), piece);
   // A non-blocking write of 8 MiB needs the room the idle buffer holds.
   auto charge = owner->take_host_memory(piece, "a test's write");

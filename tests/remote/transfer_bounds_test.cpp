@@ -12,6 +12,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "clients.hpp"
@@ -233,6 +235,55 @@ TEST_F(remote_server_checks, spans_and_image_regions_whose_size_wraps_around_are
   back.put<std::uint64_t>(0);
   ASSERT_EQ(ask(opcode::copy_image_to_buffer, back).status, CL_SUCCESS);
   EXPECT_EQ(contents(target), std::vector<std::byte>(counting.begin(), counting.end()));
+}
+
+TEST_F(remote_server_checks, sub_buffers_fill_patterns_and_image_formats_are_checked) {
+  // A sub-buffer whose origin and size wrap around would pass every later check of a span
+  // (128 is aligned for the devices tested; 128 + 2^64 - 64 wraps around to 64).
+  for (auto [origin, size] : {std::pair<std::uint64_t, std::uint64_t>{128, ~std::uint64_t{0} - 63},
+                              {~std::uint64_t{0} - 127, 128},
+                              {0, 65}}) {
+    writer make_sub;
+    make_sub.put<std::uint64_t>(30).put<std::uint64_t>(source);
+    make_sub.put<std::uint64_t>(CL_MEM_READ_WRITE)
+        .put<std::uint64_t>(origin)
+        .put<std::uint64_t>(size);
+    auto made = ask(opcode::create_sub_buffer, make_sub);
+    EXPECT_EQ(made.status, CL_INVALID_VALUE) << origin << " + " << size << ": " << made.message;
+  }
+  // Patterns of 1, 2, 4, ..., 128 bytes, filling whole patterns.
+  const std::array<std::byte, 3> three{};
+  for (auto [pattern, offset, size] :
+       {std::tuple<std::size_t, std::uint64_t, std::uint64_t>{3, 0, 48}, {4, 2, 16}, {4, 0, 18}}) {
+    writer fill = command();
+    fill.put<std::uint64_t>(target).put_bytes(three.data(), pattern == 3 ? 3 : 0);
+    if (pattern != 3) {
+      const std::array<std::byte, 4> four{};
+      fill = command();
+      fill.put<std::uint64_t>(target).put_bytes(four.data(), four.size());
+    }
+    fill.put<std::uint64_t>(offset).put<std::uint64_t>(size);
+    auto filled = ask(opcode::fill_buffer, fill);
+    EXPECT_EQ(filled.status, CL_INVALID_VALUE)
+        << pattern << "-byte pattern at " << offset << " for " << size << ": " << filled.message;
+  }
+  // A copy between images moves pixels: one format on both sides.
+  writer make_float_image;
+  make_float_image.put<std::uint64_t>(image + 1).put<std::uint64_t>(context);
+  make_float_image.put<std::uint64_t>(CL_MEM_READ_WRITE);
+  make_float_image.put<std::uint32_t>(CL_RGBA).put<std::uint32_t>(CL_FLOAT);
+  make_float_image.put<std::uint32_t>(CL_MEM_OBJECT_IMAGE2D);
+  for (std::uint64_t field : {4, 4, 0, 0, 0, 0, 0}) make_float_image.put<std::uint64_t>(field);
+  make_float_image.put_bytes(nullptr, 0);
+  ASSERT_EQ(ask(opcode::create_image, make_float_image).status, CL_SUCCESS);
+  writer copy = command();
+  copy.put<std::uint64_t>(image).put<std::uint64_t>(image + 1);
+  put(copy, {0, 0, 0});
+  put(copy, {0, 0, 0});
+  put(copy, {2, 2, 1});
+  auto copied = ask(opcode::copy_image, copy);
+  EXPECT_EQ(copied.status, CL_IMAGE_FORMAT_MISMATCH) << copied.message;
+  expect_target_untouched();
 }
 
 }  // namespace

@@ -27,9 +27,27 @@ void write_text(const char* text) {
   [[maybe_unused]] ssize_t written = ::write(STDERR_FILENO, text, std::strlen(text));
 }
 
+// Names the signals report_crashes() takes (strsignal is not safe in a handler).
+const char* signal_name(int signal_number) {
+  switch (signal_number) {
+    case SIGSEGV:
+      return "Segmentation fault";
+    case SIGBUS:
+      return "Bus error";
+    case SIGFPE:
+      return "Floating point exception";
+    case SIGILL:
+      return "Illegal instruction";
+    case SIGABRT:
+      return "Aborted";
+    default:
+      return "?";
+  }
+}
+
 void on_crash(int signal_number) {
   write_text("troupe-deviced: fatal signal ");
-  write_text(sigdescr_np(signal_number) != nullptr ? sigdescr_np(signal_number) : "?");
+  write_text(signal_name(signal_number));
   write_text("; stack (addr2line -e troupe-deviced resolves the offsets):\n");
   std::array<void*, 64> frames{};
   int count = ::backtrace(frames.data(), static_cast<int>(frames.size()));

@@ -6,6 +6,7 @@
 
 #include "remote/protocol/image_format.hpp"
 #include "remote/server/handlers.hpp"
+#include "remote/server/transfer_checks.hpp"
 #include "remote/server/zero_fill.hpp"
 
 namespace troupe::remote::server {
@@ -130,6 +131,9 @@ void create_sub_buffer(call& c) {
   cl_buffer_region region{};
   region.origin = c.in.get<std::uint64_t>();
   region.size = c.in.get<std::uint64_t>();
+  // Inside its parent, checked here: PoCL adds origin and size with wrap-around, and a
+  // sub-buffer larger than its parent would pass every later check of what a transfer names.
+  check_buffer_span(parent, region.origin, region.size, "the sub-buffer");
   cl_mem sub = clCreateSubBuffer(parent, flags, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
   check(status, "clCreateSubBuffer");
   c.owner.add(id, object_kind::mem, sub);

@@ -85,7 +85,7 @@ struct write_source {
 write_source write_from(call& c, cl_command_queue queue, bool blocking,
                         std::span<const std::byte> bytes, const char* what) {
   write_source source;
-  if (auto pinned = c.owner.staging().lend(queue, bytes.size())) {
+  if (auto pinned = c.owner.lend_pinned(queue, bytes.size())) {
     std::memcpy(pinned.data(), bytes.data(), bytes.size());
     source.kept = host_bytes(std::move(pinned));
     source.from = source.kept.data();
@@ -99,7 +99,7 @@ write_source write_from(call& c, cl_command_queue queue, bool blocking,
 }
 
 host_bytes read_landing(call& c, cl_command_queue queue, std::size_t size, const char* what) {
-  if (auto pinned = c.owner.staging().lend(queue, size)) return host_bytes(std::move(pinned));
+  if (auto pinned = c.owner.lend_pinned(queue, size)) return host_bytes(std::move(pinned));
   c.reply_charge = c.owner.take_host_memory(size, what);
   return std::vector<std::byte>(size);
 }
@@ -184,6 +184,7 @@ void fill_buffer(call& c, command& cmd) {
   auto pattern = c.in.get_bytes();
   auto offset = c.in.get<std::uint64_t>();
   auto size = c.in.get<std::uint64_t>();
+  check_fill_pattern(pattern.size(), offset, size);
   check_buffer_span(buffer, offset, size, "the fill");
   cmd.finish(clEnqueueFillBuffer(cmd.queue(), buffer, pattern.data(), pattern.size(), offset, size,
                                  cmd.wait_count(), cmd.wait_list(), cmd.event()),
@@ -282,6 +283,7 @@ void copy_image(call& c, command& cmd) {
   auto region = get_triple(c.in);
   check_image_box(source, source_origin, region, "the copy's source");
   check_image_box(target, target_origin, region, "the copy's target");
+  check_same_format(source, target);
   if (source == target &&
       boxes_overlap(source_origin.data(), target_origin.data(), region.data())) {
     throw cl_failure{CL_MEM_COPY_OVERLAP, "the copy's source and target regions overlap"};

@@ -238,6 +238,21 @@ void session::clear() {
   }
 }
 
+staging_lease session::lend_pinned(cl_command_queue queue, std::size_t size) {
+  if (auto lent = staging_.lend(queue, size)) return lent;
+  if (size < pinned_staging::least_staged || size > pinned_staging::staging_buffer_size) return {};
+  // Finished non-blocking writes keep their buffers until reaped: reap now, then ask again.
+  std::vector<held_command> finished;  // released outside the lock
+  {
+    std::lock_guard lock(mutex_);
+    finished = take_finished();
+  }
+  if (finished.empty()) return {};
+  for (auto& done : finished) clReleaseEvent(done.event);
+  finished.clear();
+  return staging_.lend(queue, size);
+}
+
 std::vector<session::held_command> session::take_finished() {
   std::vector<held_command> finished;
   std::erase_if(held_, [&](held_command& held) {

@@ -74,8 +74,9 @@ class session : public std::enable_shared_from_this<session> {
 
   [[nodiscard]] std::uint64_t id() const { return id_; }
   [[nodiscard]] const std::array<std::uint64_t, 2>& key() const { return key_; }
-  /// The pinned buffers the session's reads land in.
-  [[nodiscard]] pinned_staging& staging() { return staging_; }
+  /// A pinned buffer for a transfer of `size` bytes on `queue` (pinned_staging::lend); when the
+  /// pool has none, the finished commands the session still holds give theirs back first.
+  staging_lease lend_pinned(cl_command_queue queue, std::size_t size);
   /// What the session may hold, and what it holds now.
   [[nodiscard]] session_quota& quota() { return quota_; }
   /// Refuses a request of this session: logs `message` with the session's id and throws

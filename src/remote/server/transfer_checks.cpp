@@ -45,6 +45,28 @@ void check_spans_apart(std::uint64_t first, std::uint64_t second, std::uint64_t 
   }
 }
 
+void check_fill_pattern(std::size_t pattern_size, std::uint64_t offset, std::uint64_t size) {
+  const bool power_of_two = pattern_size != 0 && (pattern_size & (pattern_size - 1)) == 0;
+  if (!power_of_two || pattern_size > 128 || offset % pattern_size != 0 ||
+      size % pattern_size != 0) {
+    throw cl_failure{CL_INVALID_VALUE, "a fill pattern of " + std::to_string(pattern_size) +
+                                           " bytes for " + std::to_string(size) + " bytes at " +
+                                           std::to_string(offset)};
+  }
+}
+
+void check_same_format(cl_mem source, cl_mem target) {
+  cl_image_format from{}, to{};
+  check(clGetImageInfo(source, CL_IMAGE_FORMAT, sizeof from, &from, nullptr),
+        "clGetImageInfo(CL_IMAGE_FORMAT)");
+  check(clGetImageInfo(target, CL_IMAGE_FORMAT, sizeof to, &to, nullptr),
+        "clGetImageInfo(CL_IMAGE_FORMAT)");
+  if (from.image_channel_order != to.image_channel_order ||
+      from.image_channel_data_type != to.image_channel_data_type) {
+    throw cl_failure{CL_IMAGE_FORMAT_MISMATCH, "the copy's images have different formats"};
+  }
+}
+
 void check_buffer_rect(cl_mem buffer, const triple& origin, const triple& region,
                        std::size_t row_pitch, std::size_t slice_pitch, const char* which) {
   const std::size_t whole = mem_size(buffer);

@@ -20,6 +20,12 @@ void check_buffer_span(cl_mem buffer, std::uint64_t offset, std::uint64_t size, 
 /// Two spans of `size` bytes of one buffer, at `first` and `second`, do not overlap.
 void check_spans_apart(std::uint64_t first, std::uint64_t second, std::uint64_t size);
 
+/// A fill's pattern: 1, 2, 4, ..., 128 bytes, and the span a whole number of them.
+void check_fill_pattern(std::size_t pattern_size, std::uint64_t offset, std::uint64_t size);
+
+/// Two images of one format (CL_IMAGE_FORMAT_MISMATCH otherwise): a copy moves pixels.
+void check_same_format(cl_mem source, cl_mem target);
+
 /// The rectangle at `origin` of `buffer`, with these pitches (0: packed).
 void check_buffer_rect(cl_mem buffer, const triple& origin, const triple& region,
                        std::size_t row_pitch, std::size_t slice_pitch, const char* which);
