@@ -276,6 +276,14 @@ def seeds():
           + u64(16))
     f.add(FINISH, u64(QUEUE))
     s["regions_that_wrap"] = f
+    # A sub-buffer past its parent, whose origin and size wrap around (found in review: PoCL
+    # made one), then a read of it.
+    f = with_buffers(frames())
+    f.add(CREATE_SUB_BUFFER, u64(30) + u64(BUFFER) + u64(CL_MEM_READ_WRITE) + u64(128)
+          + u64((1 << 64) - 64))
+    f.add(READ_BUFFER, command() + u64(30) + u64(0) + u64(4096))
+    f.add(FINISH, u64(QUEUE))
+    s["sub_buffer_that_wraps"] = f
     f = with_buffers(frames())
     f.add(CREATE_SUB_BUFFER, u64(30) + u64(BUFFER) + u64(CL_MEM_READ_WRITE) + u64(0) + u64(32))
     f.add(GET_INFO, info(Q_MEM, CL_MEM_ASSOCIATED_MEMOBJECT, 30))
