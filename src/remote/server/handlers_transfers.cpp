@@ -69,10 +69,6 @@ std::size_t region_bytes(const triple& region, std::size_t element) {
   return size;
 }
 
-// Where a read's bytes land on the server: a pinned buffer of the session's (pinned_staging.hpp:
-// zeroed when made, then holding only this session's earlier reads), or else plain memory from
-// the session's host memory quota, zeroed, so that a read the device never wrote sends nothing
-// another session left there.
 // Where a write's bytes are taken from: a pinned buffer of the session's where one is free (the
 // bytes are copied there, and the request's memory stays with the connection for its next
 // frame), else the request's own memory, taken over, held until a non-blocking write is over
@@ -98,6 +94,10 @@ write_source write_from(call& c, cl_command_queue queue, bool blocking,
   return source;
 }
 
+// Where a read's bytes land on the server: a pinned buffer of the session's (pinned_staging.hpp:
+// zeroed when made, then holding only this session's earlier transfers), or else plain memory from
+// the session's host memory quota, zeroed, so that a read the device never wrote sends nothing
+// another session left there.
 host_bytes read_landing(call& c, cl_command_queue queue, std::size_t size, const char* what) {
   if (auto pinned = c.owner.lend_pinned(queue, size)) return host_bytes(std::move(pinned));
   c.reply_charge = c.owner.take_host_memory(size, what);

@@ -7,7 +7,7 @@
 namespace troupe::remote::server {
 
 /// One context's pinned buffers: made on demand (up to a bound), mapped once for good, lent to
-/// one read at a time. Its own queue maps them, so that mapping never waits behind a client's
+/// one transfer at a time. Its own queue maps them, so that mapping never waits behind a client's
 /// commands.
 class context_staging {
  public:
@@ -21,7 +21,7 @@ class context_staging {
     clReleaseContext(context_);
   }
 
-  /// No more reads come (its context was released, or its session closed): the idle buffers
+  /// No more transfers come (its context was released, or its session closed): the idle buffers
   /// go now, and each lent one as it comes back, with what they take from the quota.
   void retire() {
     {

@@ -1,6 +1,6 @@
 // Reads land in, and writes leave from, pinned memory the session keeps: a device copies to and
 // from page-locked memory at full speed (NVIDIA copies pageable memory through a staging buffer
-// of its own, at a fraction of it), and nothing is allocated, faulted in or zeroed per read.
+// of its own, at a fraction of it), and nothing is allocated, faulted in or zeroed per transfer.
 #pragma once
 
 #include <CL/cl.h>
@@ -16,8 +16,8 @@ namespace troupe::remote::server {
 
 class context_staging;
 
-/// One pinned buffer lent to a read; it goes back to its pool when destroyed. Empty when the
-/// session could not lend one (then the read uses plain memory).
+/// One pinned buffer lent to a transfer; it goes back to its pool when destroyed. Empty when the
+/// session could not lend one (then the transfer uses plain memory).
 class staging_lease {
  public:
   staging_lease() = default;
@@ -39,7 +39,7 @@ class staging_lease {
   cl_mem buffer_ = nullptr;
   std::byte* host_ = nullptr;
   std::size_t size_ = 0;
-  session_quota::charge charge_;  // the buffer's, while it exists (not the read's)
+  session_quota::charge charge_;  // the buffer's, while it exists (not the transfer's)
 };
 
 /// A session's pinned buffers, one pool per context they belong to (pinned memory of one
@@ -63,10 +63,10 @@ class pinned_staging {
   /// platform gives no such memory.
   staging_lease lend(cl_command_queue queue, std::size_t size);
   /// Releases every idle buffer, giving back what they take from the quota (a transfer of the
-  /// session needs the room). Lent ones stay; pools make new ones as reads need them.
+  /// session needs the room). Lent ones stay; pools make new ones as transfers need them.
   void release_idle();
   /// Drops the pool of `context` (the client released it): its buffers hold no quota for a
-  /// context that may see no more reads. A read on one of its queues makes a new pool.
+  /// context that may see no more transfers. A transfer on one of its queues makes a new pool.
   void forget(cl_context context);
   /// Drops every pool (the session is closing); a buffer lent out goes when it comes back.
   void clear();
