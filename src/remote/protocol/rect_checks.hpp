@@ -1,5 +1,5 @@
-// The checks OpenCL makes of a buffer rectangle. The driver makes them at the call, before it
-// sends the command (a pipelined command's error would otherwise come only at the next
+// The checks OpenCL makes of a buffer rectangle or an image box. The driver makes them at the call,
+// before it sends the command (a pipelined command's error would otherwise come only at the next
 // clFinish); the server makes them again, because a client may be hostile and a platform may not
 // check (PoCL 3.1 copies a rectangle that reaches past its buffer).
 #pragma once
