@@ -286,5 +286,26 @@ TEST_F(remote_server_checks, sub_buffers_fill_patterns_and_image_formats_are_che
   expect_target_untouched();
 }
 
+TEST_F(remote_server_checks, image_contents_shorter_than_their_pitches_are_refused) {
+  // The fuzzer's: a 1D image of 4 pixels with a 16 KiB row pitch and 64 bytes of contents, of
+  // which PoCL read 16 KiB. Then the same with contents that cover the pitch.
+  for (std::size_t given : {std::size_t{64}, std::size_t{16384}}) {
+    writer make_image;
+    make_image.put<std::uint64_t>(image + 2).put<std::uint64_t>(context);
+    make_image.put<std::uint64_t>(CL_MEM_READ_WRITE);
+    make_image.put<std::uint32_t>(CL_RGBA).put<std::uint32_t>(CL_UNORM_INT8);
+    make_image.put<std::uint32_t>(CL_MEM_OBJECT_IMAGE1D);
+    for (std::uint64_t field : {4, 0, 0, 0, 16384, 0, 0}) make_image.put<std::uint64_t>(field);
+    const std::vector<std::byte> contents(given, std::byte{9});
+    make_image.put_bytes(contents.data(), contents.size());
+    auto made = ask(opcode::create_image, make_image);
+    if (given < 16384) {
+      EXPECT_EQ(made.status, CL_INVALID_VALUE) << made.message;
+    } else {
+      EXPECT_EQ(made.status, CL_SUCCESS) << made.message;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace troupe::remote_test

@@ -47,8 +47,9 @@ void check_image_contents(const cl_image_format& format, const cl_image_desc& de
   if (desc.image_width == 0 || rows == 0 || slices == 0) {
     throw cl_failure{CL_INVALID_IMAGE_SIZE, "image with an empty dimension"};
   }
-  // Bytes read: (slices - 1) slice pitches, (rows - 1) row pitches, then one row's pixels.
-  std::size_t row_bytes = 0, packed_slice = 0, need = 0, part = 0;
+  // Bytes read: every slice pitch and row pitch in full. The platform may copy whole pitches
+  // (PoCL 3.1 read a 1D image's 16 KiB row pitch from 64 bytes of contents).
+  std::size_t row_bytes = 0, packed_slice = 0, need = 0;
   bool overflow = __builtin_mul_overflow(desc.image_width, element, &row_bytes);
   std::size_t row = desc.image_row_pitch != 0 ? desc.image_row_pitch : row_bytes;
   overflow |= __builtin_mul_overflow(row, rows, &packed_slice);
@@ -56,10 +57,7 @@ void check_image_contents(const cl_image_format& format, const cl_image_desc& de
   if (!overflow && (row < row_bytes || (slices > 1 && slice < packed_slice))) {
     throw cl_failure{CL_INVALID_IMAGE_DESCRIPTOR, "image pitches smaller than its rows"};
   }
-  overflow |= __builtin_mul_overflow(slice, slices - 1, &need);
-  overflow |= __builtin_mul_overflow(row, rows - 1, &part);
-  overflow |= __builtin_add_overflow(need, part, &need);
-  overflow |= __builtin_add_overflow(need, row_bytes, &need);
+  overflow |= __builtin_mul_overflow(slice, slices, &need);
   if (overflow) throw cl_failure{CL_INVALID_IMAGE_SIZE, "image size overflows"};
   if (given < need) {
     throw cl_failure{CL_INVALID_VALUE, "image needs " + std::to_string(need) +
@@ -163,6 +161,14 @@ void create_image(call& c) {
   flags &= ~static_cast<cl_mem_flags>(CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
   void* host = nullptr;
   if (!initial.empty()) {
+    // A slice pitch matters only between slices: the driver sends one slice's bytes where there
+    // is one, and the platform must not read a pitch beyond them.
+    const std::size_t slices = desc.image_type == CL_MEM_OBJECT_IMAGE3D ? desc.image_depth
+                               : desc.image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ||
+                                       desc.image_type == CL_MEM_OBJECT_IMAGE2D_ARRAY
+                                   ? desc.image_array_size
+                                   : 1;
+    if (slices <= 1) desc.image_slice_pitch = 0;
     check_image_contents(format, desc, initial.size());
     flags |= CL_MEM_COPY_HOST_PTR;
     host = const_cast<std::byte*>(initial.data());

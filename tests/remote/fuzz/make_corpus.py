@@ -53,7 +53,7 @@ CL_QUEUE_CONTEXT, CL_QUEUE_DEVICE = 0x1090, 0x1091
 CL_QUEUE_PROFILING_ENABLE = 1 << 1
 CL_MEM_READ_WRITE, CL_MEM_COPY_HOST_PTR = 1, 1 << 5
 CL_MEM_SIZE, CL_MEM_CONTEXT, CL_MEM_ASSOCIATED_MEMOBJECT = 0x1102, 0x1106, 0x1107
-CL_MEM_OBJECT_IMAGE2D = 0x10F1
+CL_MEM_OBJECT_IMAGE2D, CL_MEM_OBJECT_IMAGE1D = 0x10F1, 0x10F4
 CL_RGBA, CL_UNORM_INT8 = 0x10B5, 0x10D2
 CL_IMAGE_ELEMENT_SIZE = 0x1111
 CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_NEAREST, CL_SAMPLER_CONTEXT = 0x1131, 0x1140, 0x1151
@@ -284,6 +284,13 @@ def seeds():
     f.add(READ_BUFFER, command() + u64(30) + u64(0) + u64(4096))
     f.add(FINISH, u64(QUEUE))
     s["sub_buffer_that_wraps"] = f
+    # A 1D image whose row pitch reaches past its initial contents (the fuzzer's fourth find:
+    # PoCL read the whole pitch).
+    f = with_queue(frames())
+    f.add(CREATE_IMAGE, u64(IMAGE) + u64(CONTEXT) + u64(CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR)
+          + u32(CL_RGBA) + u32(CL_UNORM_INT8) + u32(CL_MEM_OBJECT_IMAGE1D) + u64(4) + u64(0)
+          + u64(0) + u64(0) + u64(16384) + u64(0) + u64(0) + blob(bytes(64)))
+    s["image_pitch_past_its_contents"] = f
     f = with_buffers(frames())
     f.add(CREATE_SUB_BUFFER, u64(30) + u64(BUFFER) + u64(CL_MEM_READ_WRITE) + u64(0) + u64(32))
     f.add(GET_INFO, info(Q_MEM, CL_MEM_ASSOCIATED_MEMOBJECT, 30))
