@@ -27,6 +27,7 @@
 // executions: each build costs PoCL milliseconds), and counts them at exit.
 #include <CL/cl.h>
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -37,6 +38,7 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -85,6 +87,19 @@ void save_failed_input() {
   }
 }
 
+// An abort elsewhere (PoCL aborts on an error of its own) saves the input too, under a name
+// made beforehand: only open(2) and write(2) in the handler.
+char aborted_input_name[64];
+void save_input_on_abort(int) {
+  int file = ::open(aborted_input_name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (file >= 0) {
+    [[maybe_unused]] auto written = ::write(file, current_input.data(), current_input.size());
+    ::close(file);
+  }
+  std::signal(SIGABRT, SIG_DFL);
+  std::raise(SIGABRT);
+}
+
 [[noreturn]] void fail(const std::string& what) {
   std::fprintf(stderr, "fuzz_server_frames: FAILED: %s\n", what.c_str());
   save_failed_input();
@@ -121,6 +136,10 @@ server::device_server& the_server() {
     options.level = level != nullptr ? server::parse_log_level(level) : server::log_level::error;
     running_server = new server::device_server(options);
     running_server->start();
+    // After the platforms are up: their handlers, put in front of libFuzzer's, would swallow it.
+    std::snprintf(aborted_input_name, sizeof aborted_input_name, "aborted-input-%d",
+                  static_cast<int>(::getpid()));
+    std::signal(SIGABRT, save_input_on_abort);
   }
   return *running_server;
 }
