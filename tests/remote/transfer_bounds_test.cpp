@@ -60,15 +60,24 @@ class remote_server_checks : public ::testing::Test {
     for (std::size_t i = 0; i < buffer_size; ++i) counting[i] = static_cast<std::byte>(i);
     ASSERT_EQ(ask(opcode::create_buffer, buffer(source, counting)).status, CL_SUCCESS);
     ASSERT_EQ(ask(opcode::create_buffer, buffer(target, {})).status, CL_SUCCESS);
-    writer make_image;
-    make_image.put<std::uint64_t>(image).put<std::uint64_t>(context);
-    make_image.put<std::uint64_t>(CL_MEM_READ_WRITE);
-    make_image.put<std::uint32_t>(CL_RGBA).put<std::uint32_t>(CL_UNORM_INT8);
-    make_image.put<std::uint32_t>(CL_MEM_OBJECT_IMAGE2D);
-    for (std::uint64_t field : {4, 4, 0, 0, 0, 0, 0}) make_image.put<std::uint64_t>(field);
-    make_image.put_bytes(nullptr, 0);
-    auto made = ask(opcode::create_image, make_image);
+    auto made = ask(opcode::create_image, image_request(image, CL_UNORM_INT8, CL_MEM_OBJECT_IMAGE2D,
+                                                        {4, 4, 0, 0, 0, 0}, {}));
     ASSERT_EQ(made.status, CL_SUCCESS) << made.message;
+  }
+
+  // A create_image of an RGBA image of `data_type` channels: `type`, then width, height,
+  // depth, array size, row and slice pitch, on no buffer, with `contents`.
+  static writer image_request(std::uint64_t id, cl_channel_type data_type, cl_mem_object_type type,
+                              const std::array<std::uint64_t, 6>& desc,
+                              std::span<const std::byte> contents) {
+    writer payload;
+    payload.put<std::uint64_t>(id).put<std::uint64_t>(context);
+    payload.put<std::uint64_t>(CL_MEM_READ_WRITE);
+    payload.put<std::uint32_t>(CL_RGBA).put<std::uint32_t>(data_type).put<std::uint32_t>(type);
+    for (std::uint64_t field : desc) payload.put<std::uint64_t>(field);
+    payload.put<std::uint64_t>(0);  // no buffer
+    payload.put_bytes(contents.data(), contents.size());
+    return payload;
   }
 
   raw_reply ask(opcode op, const writer& payload) {
@@ -252,30 +261,21 @@ TEST_F(remote_server_checks, sub_buffers_fill_patterns_and_image_formats_are_che
     EXPECT_EQ(made.status, CL_INVALID_VALUE) << origin << " + " << size << ": " << made.message;
   }
   // Patterns of 1, 2, 4, ..., 128 bytes, filling whole patterns.
-  const std::array<std::byte, 3> three{};
   for (auto [pattern, offset, size] :
        {std::tuple<std::size_t, std::uint64_t, std::uint64_t>{3, 0, 48}, {4, 2, 16}, {4, 0, 18}}) {
+    const std::vector<std::byte> bytes(pattern, std::byte{1});
     writer fill = command();
-    fill.put<std::uint64_t>(target).put_bytes(three.data(), pattern == 3 ? 3 : 0);
-    if (pattern != 3) {
-      const std::array<std::byte, 4> four{};
-      fill = command();
-      fill.put<std::uint64_t>(target).put_bytes(four.data(), four.size());
-    }
+    fill.put<std::uint64_t>(target).put_bytes(bytes.data(), bytes.size());
     fill.put<std::uint64_t>(offset).put<std::uint64_t>(size);
     auto filled = ask(opcode::fill_buffer, fill);
     EXPECT_EQ(filled.status, CL_INVALID_VALUE)
         << pattern << "-byte pattern at " << offset << " for " << size << ": " << filled.message;
   }
   // A copy between images moves pixels: one format on both sides.
-  writer make_float_image;
-  make_float_image.put<std::uint64_t>(image + 1).put<std::uint64_t>(context);
-  make_float_image.put<std::uint64_t>(CL_MEM_READ_WRITE);
-  make_float_image.put<std::uint32_t>(CL_RGBA).put<std::uint32_t>(CL_FLOAT);
-  make_float_image.put<std::uint32_t>(CL_MEM_OBJECT_IMAGE2D);
-  for (std::uint64_t field : {4, 4, 0, 0, 0, 0, 0}) make_float_image.put<std::uint64_t>(field);
-  make_float_image.put_bytes(nullptr, 0);
-  ASSERT_EQ(ask(opcode::create_image, make_float_image).status, CL_SUCCESS);
+  ASSERT_EQ(ask(opcode::create_image,
+                image_request(image + 1, CL_FLOAT, CL_MEM_OBJECT_IMAGE2D, {4, 4, 0, 0, 0, 0}, {}))
+                .status,
+            CL_SUCCESS);
   writer copy = command();
   copy.put<std::uint64_t>(image).put<std::uint64_t>(image + 1);
   put(copy, {0, 0, 0});
@@ -290,15 +290,10 @@ TEST_F(remote_server_checks, image_contents_shorter_than_their_pitches_are_refus
   // The fuzzer's: a 1D image of 4 pixels with a 16 KiB row pitch and 64 bytes of contents, of
   // which PoCL read 16 KiB. Then the same with contents that cover the pitch.
   for (std::size_t given : {std::size_t{64}, std::size_t{16384}}) {
-    writer make_image;
-    make_image.put<std::uint64_t>(image + 2).put<std::uint64_t>(context);
-    make_image.put<std::uint64_t>(CL_MEM_READ_WRITE);
-    make_image.put<std::uint32_t>(CL_RGBA).put<std::uint32_t>(CL_UNORM_INT8);
-    make_image.put<std::uint32_t>(CL_MEM_OBJECT_IMAGE1D);
-    for (std::uint64_t field : {4, 0, 0, 0, 16384, 0, 0}) make_image.put<std::uint64_t>(field);
     const std::vector<std::byte> contents(given, std::byte{9});
-    make_image.put_bytes(contents.data(), contents.size());
-    auto made = ask(opcode::create_image, make_image);
+    auto made =
+        ask(opcode::create_image, image_request(image + 2, CL_UNORM_INT8, CL_MEM_OBJECT_IMAGE1D,
+                                                {4, 0, 0, 0, 16384, 0}, contents));
     if (given < 16384) {
       EXPECT_EQ(made.status, CL_INVALID_VALUE) << made.message;
     } else {
