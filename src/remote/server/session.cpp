@@ -242,15 +242,18 @@ staging_lease session::lend_pinned(cl_command_queue queue, std::size_t size) {
   if (auto lent = staging_.lend(queue, size)) return lent;
   if (size < pinned_staging::least_staged || size > pinned_staging::staging_buffer_size) return {};
   // Finished non-blocking writes keep their buffers until reaped: reap now, then ask again.
+  if (!release_finished()) return {};
+  return staging_.lend(queue, size);
+}
+
+bool session::release_finished() {
   std::vector<held_command> finished;  // released outside the lock
   {
     std::lock_guard lock(mutex_);
     finished = take_finished();
   }
-  if (finished.empty()) return {};
   for (auto& done : finished) clReleaseEvent(done.event);
-  finished.clear();
-  return staging_.lend(queue, size);
+  return !finished.empty();  // their bytes and charges go with the vector
 }
 
 std::vector<session::held_command> session::take_finished() {
@@ -267,13 +270,7 @@ std::vector<session::held_command> session::take_finished() {
 
 session_quota::charge session::take_host_memory(std::uint64_t bytes, const char* what) {
   if (auto taken = quota_.try_take(quota_resource::host_memory, bytes)) return std::move(*taken);
-  std::vector<held_command> finished;  // released outside the lock
-  {
-    std::lock_guard lock(mutex_);
-    finished = take_finished();
-  }
-  for (auto& done : finished) clReleaseEvent(done.event);
-  finished.clear();
+  release_finished();
   if (auto taken = quota_.try_take(quota_resource::host_memory, bytes)) return std::move(*taken);
   // Idle pinned read buffers make room too: a transfer needs it more than a pool that waits.
   staging_.release_idle();

@@ -153,6 +153,9 @@ class session : public std::enable_shared_from_this<session> {
   };
   // Takes the finished held commands out (called under mutex_), to be released outside it.
   std::vector<held_command> take_finished();
+  /// take_finished() under the lock, then their events and bytes released outside it; true
+  /// when any were.
+  bool release_finished();
   session_quota quota_;
   pinned_staging staging_;
   std::vector<held_command> held_;     // see hold_until_complete()
