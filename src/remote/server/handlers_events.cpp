@@ -22,8 +22,8 @@ void CL_CALLBACK forward_event_callback(cl_event, cl_int status, void* user_data
 
 // NVIDIA's clWaitForEvents returns milliseconds late after asynchronous copies from pinned
 // memory, while the events' status is current: watch the status first, from 20 us, doubling up
-// to 1 ms, until every event is over (complete or failed; a session that closes fails the user
-// events it waits on). clWaitForEvents then returns at once.
+// to 1 ms, until every event is over (complete or failed; a session that closes completes the
+// user events it waits on). clWaitForEvents then returns at once.
 void wait_by_polling(const std::vector<cl_event>& events) {
   // clWaitForEvents flushes the events' queues; watching their status does not, and a platform
   // may hold commands until a flush.
@@ -65,7 +65,7 @@ void create_user_event(call& c) {
 
 void set_user_event_status(call& c) {
   auto event = c.object<cl_event>(object_kind::event, CL_INVALID_EVENT);
-  check(clSetUserEventStatus(event, c.in.get<std::int32_t>()), "clSetUserEventStatus");
+  check(c.owner.set_user_event_status(event, c.in.get<std::int32_t>()), "clSetUserEventStatus");
 }
 
 void set_event_callback(call& c) {

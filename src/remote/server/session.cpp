@@ -209,11 +209,16 @@ void session::clear() {
   }
   // A user event the client never set holds up every command and wait behind it for good, and
   // with them the threads serving this session (clFinish, clWaitForEvents, blocking reads):
-  // fail such events, so that those threads return and end.
+  // complete such events, so that those threads return and end. Not failed: PoCL 3.1 asserts
+  // and aborts the server while it fails the commands behind one (the fuzzer found it; a replay
+  // aborted within 30,000 runs, and completing ran 400 s clean). Nobody sees those results.
   for (auto event : user_events) {
-    cl_int status = CL_COMPLETE;
-    clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
-    if (status > CL_COMPLETE) clSetUserEventStatus(event, CL_DEVICE_NOT_AVAILABLE);
+    {
+      std::lock_guard lock(user_event_status_mutex_);  // the status is read and set at once
+      cl_int status = CL_COMPLETE;
+      clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+      if (status > CL_COMPLETE) clSetUserEventStatus(event, CL_COMPLETE);
+    }
     clReleaseEvent(event);
   }
   // Every held command now ends (nothing it waits for waits on the client any more); its bytes
@@ -304,7 +309,12 @@ void session::track_user_event(cl_event event) {
       return;
     }
   }
-  clSetUserEventStatus(event, CL_DEVICE_NOT_AVAILABLE);  // the session closed meanwhile
+  clSetUserEventStatus(event, CL_COMPLETE);  // the session closed meanwhile: as clear() does
+}
+
+cl_int session::set_user_event_status(cl_event event, cl_int status) {
+  std::lock_guard lock(user_event_status_mutex_);
+  return clSetUserEventStatus(event, status);
 }
 
 bool session::closed() const {

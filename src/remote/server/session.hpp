@@ -110,9 +110,13 @@ class session : public std::enable_shared_from_this<session> {
   /// commands that are over (so a finished write never counts against the next one) and, if
   /// still short, of the idle pinned read buffers.
   session_quota::charge take_host_memory(std::uint64_t bytes, const char* what);
-  /// Keeps a user event the client created until the session closes, which fails it if the
-  /// client never set it (released or not): then every command of the session can end.
+  /// Keeps a user event the client created until the session closes, which completes it if
+  /// the client never set it (released or not): then every command of the session can end.
   void track_user_event(cl_event event);
+  /// clSetUserEventStatus, one at a time in the session: a client's call and clear() failing
+  /// the event may otherwise meet, and PoCL 3.1 completes an event set twice at once twice (its
+  /// reference count reaches 0 under its own threads).
+  cl_int set_user_event_status(cl_event event, cl_int status);
   /// True once clear() ran.
   [[nodiscard]] bool closed() const;
   [[nodiscard]] std::size_t object_count() const;
@@ -158,9 +162,10 @@ class session : public std::enable_shared_from_this<session> {
   bool release_finished();
   session_quota quota_;
   pinned_staging staging_;
-  std::vector<held_command> held_;     // see hold_until_complete()
-  std::vector<cl_event> user_events_;  // see track_user_event()
-  bool closed_ = false;                // see clear()
+  std::vector<held_command> held_;      // see hold_until_complete()
+  std::vector<cl_event> user_events_;   // see track_user_event()
+  std::mutex user_event_status_mutex_;  // see set_user_event_status()
+  bool closed_ = false;                 // see clear()
   std::uint64_t next_server_id_ = std::uint64_t{1} << 63;
   std::mutex progress_mutex_;
   std::condition_variable progress_changed_;
