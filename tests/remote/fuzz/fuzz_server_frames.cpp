@@ -75,6 +75,24 @@ namespace {
 // The input being run, for fail().
 std::span<const std::uint8_t> current_input;
 
+// Copies of the input being run and of the one before, for an abort: it may come from a
+// platform thread after libFuzzer freed the input, and on behalf of the input before (a session
+// still closing). Fixed arrays: the handler reads them, so they are never reallocated.
+struct kept_input {
+  static constexpr std::size_t capacity = 1 << 20;
+  std::uint8_t bytes[capacity];
+  std::size_t size = 0;
+};
+kept_input kept_inputs[2];
+std::size_t kept_latest = 0;
+
+void keep_input(std::span<const std::uint8_t> input) {
+  kept_latest ^= 1;
+  kept_input& into = kept_inputs[kept_latest];
+  into.size = std::min(input.size(), kept_input::capacity);
+  std::memcpy(into.bytes, input.data(), into.size);
+}
+
 // Saves the input that failed, as libFuzzer would: PoCL's LLVM puts its own signal handlers in
 // front of libFuzzer's, so after abort() libFuzzer may never get to write it.
 void save_failed_input() {
@@ -89,12 +107,15 @@ void save_failed_input() {
 
 // An abort elsewhere (PoCL aborts on an error of its own) saves the input too, under a name
 // made beforehand: only open(2) and write(2) in the handler.
-char aborted_input_name[64];
+char aborted_input_name[2][64];
 void save_input_on_abort(int) {
-  int file = ::open(aborted_input_name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (file >= 0) {
-    [[maybe_unused]] auto written = ::write(file, current_input.data(), current_input.size());
-    ::close(file);
+  for (std::size_t age = 0; age < 2; ++age) {
+    const kept_input& input = kept_inputs[kept_latest ^ age];
+    int file = ::open(aborted_input_name[age], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (file >= 0) {
+      [[maybe_unused]] auto written = ::write(file, input.bytes, input.size);
+      ::close(file);
+    }
   }
   std::signal(SIGABRT, SIG_DFL);
   std::raise(SIGABRT);
@@ -137,7 +158,9 @@ server::device_server& the_server() {
     running_server = new server::device_server(options);
     running_server->start();
     // After the platforms are up: their handlers, put in front of libFuzzer's, would swallow it.
-    std::snprintf(aborted_input_name, sizeof aborted_input_name, "aborted-input-%d",
+    std::snprintf(aborted_input_name[0], sizeof aborted_input_name[0], "aborted-input-%d",
+                  static_cast<int>(::getpid()));
+    std::snprintf(aborted_input_name[1], sizeof aborted_input_name[1], "aborted-input-%d-before",
                   static_cast<int>(::getpid()));
     std::signal(SIGABRT, save_input_on_abort);
   }
@@ -578,6 +601,7 @@ input_counts counts;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   current_input = {data, size};
+  keep_input(current_input);
   server::device_server& server = the_server();
   std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data) + 1, size - 1);
   if ((data[0] & 1) != 0) {
