@@ -77,6 +77,8 @@ constexpr std::string_view suite = "remote";
 struct remote_options {
   /// host:port[,token] of a running troupe-deviced; empty: fork one on loopback.
   std::string server;
+  /// The external server's certificate pin ("sha256:" and hex): reach it by TLS, not plain TCP.
+  std::string server_tls_pin;
   /// Vendor .icd files for the local platforms (default: every file of /etc/OpenCL/vendors).
   std::vector<std::filesystem::path> vendor_icds;
   /// troupe.icd, or libtroupe-icd.so itself.
@@ -93,6 +95,7 @@ std::string own_usage() {
   return usage(suite) +
          "  --server HOST:PORT[,TOKEN]  use this troupe-deviced, over plain TCP (default: fork one "
          "on 127.0.0.1)\n"
+         "  --server-tls-pin sha256:HEX  reach --server by TLS, its certificate pinned to HEX\n"
          "  --vendor-icd FILE  a vendor .icd for the local platforms and the forked server's "
          "(repeatable; default: every file of /etc/OpenCL/vendors)\n"
          "  --troupe-icd FILE  troupe.icd or libtroupe-icd.so (default: the build tree's)\n"
@@ -130,6 +133,8 @@ remote_options take_own_options(std::vector<std::string>& arguments) {
     };
     if (flag == "--server") {
       result.server = value();
+    } else if (flag == "--server-tls-pin") {
+      result.server_tls_pin = value();
     } else if (flag == "--vendor-icd") {
       result.vendor_icds.emplace_back(value());
     } else if (flag == "--troupe-icd") {
@@ -470,10 +475,15 @@ int run(int argc, char** argv) {
     server_text = "an external troupe-deviced at " + address + (token.empty() ? "" : " (token)");
   }
   const std::filesystem::path hosts = folder.path() / "hosts";
-  // An external server is measured over plain TCP (started with --insecure off loopback):
-  // `insecure` lets the driver reach it there.
-  std::ofstream(hosts) << address << (token.empty() ? "" : " " + token)
-                       << (given.server.empty() ? "" : " insecure") << "\n";
+  // An external server is measured over plain TCP (started with --insecure off loopback), where
+  // `insecure` lets the driver reach it, or by TLS with its certificate pinned.
+  if (!given.server_tls_pin.empty() && given.server.empty())
+    throw usage_error("--server-tls-pin: names the certificate of a --server, and none is given");
+  const std::string reach = given.server.empty()           ? ""
+                            : given.server_tls_pin.empty() ? " insecure"
+                                                           : " tls-pin=" + given.server_tls_pin;
+  std::ofstream(hosts) << address << (token.empty() ? "" : " " + token) << reach << "\n";
+  if (!given.server_tls_pin.empty()) server_text += ", by TLS";
   std::string tls_address;
   pid_t tls_process = 0;
   if (given.tls) {
