@@ -83,17 +83,25 @@ void completion_replies::add(cl_event event, opcode op, std::uint32_t sequence,
     token = registry.next++;
     registry.entries.emplace(token, this);
   }
+  // Before the entry is listed: from then on the thread may send the reply and release the
+  // event at any moment. An event already complete calls back at once, on this thread.
+  if (clSetEventCallback(event, CL_COMPLETE, on_complete,
+                         reinterpret_cast<void*>(static_cast<std::uintptr_t>(token))) !=
+      CL_SUCCESS) {
+    forget_token(token);  // the poll finds it instead
+  }
+  // The client waits for this reply, maybe before it sends anything that flushes: the command
+  // must reach the device. NVIDIA may hold an unflushed command for good.
+  cl_command_queue queue = nullptr;
+  if (clGetEventInfo(event, CL_EVENT_COMMAND_QUEUE, sizeof queue, &queue, nullptr) == CL_SUCCESS &&
+      queue != nullptr) {
+    clFlush(queue);
+  }
   {
     std::lock_guard lock(mutex_);
     waiting_.push_back(
         {event, op, sequence, std::move(fields), std::move(data), token, std::move(charge)});
     if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
-  }
-  // Outside the lock: an event already complete calls back at once, on this thread.
-  if (clSetEventCallback(event, CL_COMPLETE, on_complete,
-                         reinterpret_cast<void*>(static_cast<std::uintptr_t>(token))) !=
-      CL_SUCCESS) {
-    forget_token(token);  // the poll finds it instead
   }
   wake();
 }
@@ -126,13 +134,30 @@ void completion_replies::run() {
     }
     if (stopping_) return;
     woken_ = false;
+    // The events' status is asked without the lock: OpenCL's thread may hold a lock of its own
+    // while it calls on_complete, which waits for this one in wake(). The events stay alive:
+    // only this thread takes entries out.
+    std::vector<cl_event> watched;
+    for (const auto& entry : waiting_) watched.push_back(entry.event);
+    lock.unlock();
+    std::unordered_map<cl_event, cl_int> ended;
+    for (cl_event event : watched) {
+      cl_int status = execution_status(event);
+      if (status <= CL_COMPLETE) ended.emplace(event, status);
+    }
+    lock.lock();
     std::vector<std::pair<waiting, cl_int>> over;
     std::erase_if(waiting_, [&](waiting& entry) {
-      cl_int status = execution_status(entry.event);
-      if (status > CL_COMPLETE) return false;
-      over.emplace_back(std::move(entry), status);
+      auto found = ended.find(entry.event);
+      if (found == ended.end()) return false;
+      over.emplace_back(std::move(entry), found->second);
       return true;
     });
+    if (stopping_) {
+      // Back for the destructor, which hands them to the session.
+      for (auto& [entry, status] : over) waiting_.push_back(std::move(entry));
+      return;
+    }
     if (over.empty()) continue;
     poll = first_poll;
     lock.unlock();
