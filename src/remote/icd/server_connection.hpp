@@ -108,6 +108,8 @@ class server_connection {
 
   [[nodiscard]] const std::string& endpoint() const { return endpoint_; }
   [[nodiscard]] bool lost() const { return lost_; }
+  /// True when every connection to the server is TLS.
+  [[nodiscard]] bool encrypted() const { return tls_ != nullptr; }
   /// Marks the server gone (logged once); every later call fails at once.
   void mark_lost(const std::string& why);
 

@@ -9,7 +9,8 @@
 namespace troupe::remote::icd {
 
 /// How many connections a transfer of `size` bytes on `queue` would be striped over
-/// (TROUPE_ICD_STREAMS, default 4); 1 when it goes on the calling thread's connection alone.
+/// (TROUPE_ICD_STREAMS; by default 4 over plain TCP, 8 over TLS, fewer on a small host); 1 when
+/// it goes on the calling thread's connection alone.
 std::size_t stripe_count(cl_command_queue queue, cl_mem buffer, std::size_t size,
                          cl_uint num_events, const cl_event* wait_list);
 
