@@ -25,8 +25,8 @@ constexpr std::size_t read_window = 2;
 // TROUPE_ICD_STREAMS: connections per large transfer, 1 to 16 (1: no striping). By default 4
 // over plain TCP and 8 over TLS, or fewer on a small host: each stream needs a core at each end
 // for its copies, and over TLS for its encryption too, which costs more per byte than the
-// copies (on an H100 host, 256 MiB over TLS moved 20% faster on 8 streams than on 4; plain TCP
-// barely changed). On two cores striping measured no faster over loopback (docs/remote.md).
+// copies (on an H100 host, 256 MiB over TLS moved 28 to 51% faster on 8 streams than on 4). On
+// two cores striping measured no faster over loopback (docs/remote.md).
 std::size_t configured_streams(bool encrypted) {
   static const std::size_t setting = [] {
     const char* text = std::getenv("TROUPE_ICD_STREAMS");

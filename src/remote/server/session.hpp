@@ -113,9 +113,9 @@ class session : public std::enable_shared_from_this<session> {
   /// Keeps a user event the client created until the session closes, which completes it if
   /// the client never set it (released or not): then every command of the session can end.
   void track_user_event(cl_event event);
-  /// clSetUserEventStatus, one at a time in the session: a client's call and clear() failing
-  /// the event may otherwise meet, and PoCL 3.1 completes an event set twice at once twice (its
-  /// reference count reaches 0 under its own threads).
+  /// clSetUserEventStatus, one at a time in the session: a client's call must not come between
+  /// clear()'s look at an event's status and its setting of it, and two settings of one event
+  /// at once would be a race inside the platform.
   cl_int set_user_event_status(cl_event event, cl_int status);
   /// True once clear() ran.
   [[nodiscard]] bool closed() const;
