@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 
@@ -83,6 +84,14 @@ void completion_replies::add(cl_event event, opcode op, std::uint32_t sequence,
     token = registry.next++;
     registry.entries.emplace(token, this);
   }
+  {
+    // What may throw comes first: once the callback is set, the entry must be listed, or the
+    // token would outlive this object with nothing to forget it.
+    static_assert(std::is_nothrow_move_constructible_v<waiting>);
+    std::lock_guard lock(mutex_);
+    waiting_.reserve(waiting_.size() + 1);
+    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+  }
   // Before the entry is listed: from then on the thread may send the reply and release the
   // event at any moment. An event already complete calls back at once, on this thread.
   if (clSetEventCallback(event, CL_COMPLETE, on_complete,
@@ -99,9 +108,8 @@ void completion_replies::add(cl_event event, opcode op, std::uint32_t sequence,
   }
   {
     std::lock_guard lock(mutex_);
-    waiting_.push_back(
+    waiting_.push_back(  // within the capacity reserved above: moves only, which do not throw
         {event, op, sequence, std::move(fields), std::move(data), token, std::move(charge)});
-    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
   }
   wake();
 }

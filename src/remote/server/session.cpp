@@ -192,6 +192,7 @@ void session::release(std::uint64_t id) {
 void session::clear() {
   std::unordered_map<std::uint64_t, object_ref> dropped;
   std::vector<cl_event> user_events;
+  std::vector<cl_event> unset_user_events;
   std::vector<held_command> held;
   {
     // Closed from here on: what a request still being served adds later is handled on the spot
@@ -203,6 +204,10 @@ void session::clear() {
     dropped.swap(objects_);
     ids_by_handle_.clear();
     user_events.swap(user_events_);
+    // Those the client has not set, nor is setting, are clear()'s to complete.
+    for (cl_event event : user_events) {
+      if (setting_.insert(event).second) unset_user_events.push_back(event);
+    }
     held.swap(held_);
     std::erase_if(registry.entries,
                   [&](const auto& entry) { return entry.second.owner_key == this; });
@@ -213,15 +218,8 @@ void session::clear() {
   // and aborts the server while it fails the commands behind one (the fuzzer found it: a replay
   // of its input aborted within 30,000 runs; completing, 60,000 ran clean). Nobody sees those
   // results.
-  for (auto event : user_events) {
-    {
-      std::lock_guard lock(user_event_status_mutex_);  // the status is read and set at once
-      cl_int status = CL_COMPLETE;
-      clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
-      if (status > CL_COMPLETE) clSetUserEventStatus(event, CL_COMPLETE);
-    }
-    clReleaseEvent(event);
-  }
+  for (auto event : unset_user_events) clSetUserEventStatus(event, CL_COMPLETE);
+  for (auto event : user_events) clReleaseEvent(event);
   // Every held command now ends (nothing it waits for waits on the client any more); its bytes
   // and its event go once it has.
   for (auto& command : held) {
@@ -314,8 +312,22 @@ void session::track_user_event(cl_event event) {
 }
 
 cl_int session::set_user_event_status(cl_event event, cl_int status) {
-  std::lock_guard lock(user_event_status_mutex_);
-  return clSetUserEventStatus(event, status);
+  {
+    std::lock_guard lock(mutex_);
+    if (!setting_.insert(event).second) return CL_INVALID_OPERATION;  // set already, or closing
+  }
+  cl_int result = clSetUserEventStatus(event, status);
+  if (result == CL_SUCCESS) return result;
+  // Not set (a bad status, or not a user event): the client may try again. If clear() passed
+  // it over meanwhile, completing it is left to this call.
+  bool closing = false;
+  {
+    std::lock_guard lock(mutex_);
+    setting_.erase(event);
+    closing = closed_;
+  }
+  if (closing) clSetUserEventStatus(event, CL_COMPLETE);
+  return result;
 }
 
 bool session::closed() const {

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -113,9 +114,9 @@ class session : public std::enable_shared_from_this<session> {
   /// Keeps a user event the client created until the session closes, which completes it if
   /// the client never set it (released or not): then every command of the session can end.
   void track_user_event(cl_event event);
-  /// clSetUserEventStatus, one at a time in the session: a client's call must not come between
-  /// clear()'s look at an event's status and its setting of it, and two settings of one event
-  /// at once would be a race inside the platform.
+  /// clSetUserEventStatus for the client. Each user event is set once, by the client or by
+  /// clear(), never by both at once (a race inside the platform); no lock is held meanwhile, as
+  /// the platform runs event callbacks in the call, which send on the network.
   cl_int set_user_event_status(cl_event event, cl_int status);
   /// True once clear() ran.
   [[nodiscard]] bool closed() const;
@@ -162,10 +163,10 @@ class session : public std::enable_shared_from_this<session> {
   bool release_finished();
   session_quota quota_;
   pinned_staging staging_;
-  std::vector<held_command> held_;      // see hold_until_complete()
-  std::vector<cl_event> user_events_;   // see track_user_event()
-  std::mutex user_event_status_mutex_;  // see set_user_event_status()
-  bool closed_ = false;                 // see clear()
+  std::vector<held_command> held_;        // see hold_until_complete()
+  std::vector<cl_event> user_events_;     // see track_user_event()
+  std::unordered_set<cl_event> setting_;  // user events set or being set (set_user_event_status)
+  bool closed_ = false;                   // see clear()
   std::uint64_t next_server_id_ = std::uint64_t{1} << 63;
   std::mutex progress_mutex_;
   std::condition_variable progress_changed_;

@@ -36,6 +36,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -84,13 +85,16 @@ struct kept_input {
   std::size_t size = 0;
 };
 kept_input kept_inputs[2];
-std::size_t kept_latest = 0;
+// Which of the two is the latest: published once its copy is whole, for the handler.
+std::atomic<std::size_t> kept_latest{0};
+static_assert(std::atomic<std::size_t>::is_always_lock_free);
 
 void keep_input(std::span<const std::uint8_t> input) {
-  kept_latest ^= 1;
-  kept_input& into = kept_inputs[kept_latest];
+  const std::size_t next = kept_latest.load(std::memory_order_relaxed) ^ 1;
+  kept_input& into = kept_inputs[next];
   into.size = std::min(input.size(), kept_input::capacity);
   std::memcpy(into.bytes, input.data(), into.size);
+  kept_latest.store(next, std::memory_order_release);
 }
 
 // Saves the input that failed, as libFuzzer would: PoCL's LLVM puts its own signal handlers in
@@ -109,8 +113,9 @@ void save_failed_input() {
 // made beforehand: only open(2) and write(2) in the handler.
 char aborted_input_name[2][64];
 void save_input_on_abort(int) {
+  const std::size_t latest = kept_latest.load(std::memory_order_acquire);
   for (std::size_t age = 0; age < 2; ++age) {
-    const kept_input& input = kept_inputs[kept_latest ^ age];
+    const kept_input& input = kept_inputs[latest ^ age];
     int file = ::open(aborted_input_name[age], O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (file >= 0) {
       [[maybe_unused]] auto written = ::write(file, input.bytes, input.size);
