@@ -206,7 +206,11 @@ void session::clear() {
     user_events.swap(user_events_);
     // Those the client has not set, nor is setting, are clear()'s to complete.
     for (cl_event event : user_events) {
-      if (setting_.insert(event).second) unset_user_events.push_back(event);
+      auto [setting, added] = user_event_settings_.try_emplace(event);
+      if (added) {
+        setting->second.by_clear = true;
+        unset_user_events.push_back(event);
+      }
     }
     held.swap(held_);
     std::erase_if(registry.entries,
@@ -314,19 +318,25 @@ void session::track_user_event(cl_event event) {
 cl_int session::set_user_event_status(cl_event event, cl_int status) {
   {
     std::lock_guard lock(mutex_);
-    if (!setting_.insert(event).second) return CL_INVALID_OPERATION;  // set already, or closing
+    auto& setting = user_event_settings_[event];
+    if (setting.by_clear) return CL_INVALID_OPERATION;  // the session is closing
+    ++setting.calls;
   }
-  cl_int result = clSetUserEventStatus(event, status);
-  if (result == CL_SUCCESS) return result;
-  // Not set (a bad status, or not a user event): the client may try again. If clear() passed
-  // it over meanwhile, completing it is left to this call.
-  bool closing = false;
+  const cl_int result = clSetUserEventStatus(event, status);
+  bool complete_it = false;
   {
     std::lock_guard lock(mutex_);
-    setting_.erase(event);
-    closing = closed_;
+    auto found = user_event_settings_.find(event);
+    --found->second.calls;
+    if (result == CL_SUCCESS) found->second.set = true;
+    if (found->second.calls == 0 && !found->second.set) {
+      // Not set (a bad status, or not a user event): the client may try again. If clear()
+      // passed it over meanwhile, completing it is left to this call.
+      user_event_settings_.erase(found);
+      complete_it = closed_;
+    }
   }
-  if (closing) clSetUserEventStatus(event, CL_COMPLETE);
+  if (complete_it) clSetUserEventStatus(event, CL_COMPLETE);
   return result;
 }
 

@@ -12,7 +12,6 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -114,9 +113,11 @@ class session : public std::enable_shared_from_this<session> {
   /// Keeps a user event the client created until the session closes, which completes it if
   /// the client never set it (released or not): then every command of the session can end.
   void track_user_event(cl_event event);
-  /// clSetUserEventStatus for the client. Each user event is set once, by the client or by
-  /// clear(), never by both at once (a race inside the platform); no lock is held meanwhile, as
-  /// the platform runs event callbacks in the call, which send on the network.
+  /// clSetUserEventStatus for the client; a second call reaches the platform, which decides, as
+  /// it would locally (NVIDIA accepts one, PoCL refuses it). A user event the client has set or
+  /// is setting is not clear()'s to complete, and one clear() completes is no longer the
+  /// client's: never both at once (a race inside the platform). No lock is held during the
+  /// call: the platform runs event callbacks in it, which send on the network.
   cl_int set_user_event_status(cl_event event, cl_int status);
   /// True once clear() ran.
   [[nodiscard]] bool closed() const;
@@ -163,10 +164,17 @@ class session : public std::enable_shared_from_this<session> {
   bool release_finished();
   session_quota quota_;
   pinned_staging staging_;
-  std::vector<held_command> held_;        // see hold_until_complete()
-  std::vector<cl_event> user_events_;     // see track_user_event()
-  std::unordered_set<cl_event> setting_;  // user events set or being set (set_user_event_status)
-  bool closed_ = false;                   // see clear()
+  std::vector<held_command> held_;     // see hold_until_complete()
+  std::vector<cl_event> user_events_;  // see track_user_event()
+  // Who sets each user event: the client (its calls in flight, and whether one succeeded) or
+  // clear(). See set_user_event_status().
+  struct user_event_setting {
+    unsigned calls = 0;
+    bool set = false;
+    bool by_clear = false;
+  };
+  std::unordered_map<cl_event, user_event_setting> user_event_settings_;
+  bool closed_ = false;  // see clear()
   std::uint64_t next_server_id_ = std::uint64_t{1} << 63;
   std::mutex progress_mutex_;
   std::condition_variable progress_changed_;
