@@ -4,7 +4,8 @@
 // g++ -std=c++20 -O2 -Isrc -Iinclude tls_pairs_probe.cpp \
 //   build/release/src/remote/libtroupe_remote_protocol.a -lssl -lcrypto -lpthread
 // Usage: probe CERT_DIR plain|tls|raw PAIRS MIB ROUNDS (CERT_DIR holds cert.pem, key.pem).
-// Probe: P sender/receiver pairs over loopback; modes: plain, tls (troupe tls_stream), raw (OpenSSL socket BIO)
+// Probe: P sender/receiver pairs over loopback; modes: plain, tls (troupe tls_stream), raw (OpenSSL
+// socket BIO)
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/ssl.h>
@@ -55,7 +56,9 @@ int main(int argc, char** argv) {
       p.rb = SSL_new(client->native());
       SSL_set_fd(p.ra, p.a.fd());
       SSL_set_fd(p.rb, p.b.fd());
-      std::thread h([&] { if (SSL_accept(p.ra) != 1) std::abort(); });
+      std::thread h([&] {
+        if (SSL_accept(p.ra) != 1) std::abort();
+      });
       if (SSL_connect(p.rb) != 1) std::abort();
       h.join();
     }
