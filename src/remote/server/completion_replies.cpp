@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "remote/server/event_queue.hpp"
 #include "remote/server/session.hpp"
 
 namespace troupe::remote::server {
@@ -99,13 +100,8 @@ void completion_replies::add(cl_event event, opcode op, std::uint32_t sequence,
       CL_SUCCESS) {
     forget_token(token);  // the poll finds it instead
   }
-  // The client waits for this reply, maybe before it sends anything that flushes: the command
-  // must reach the device. NVIDIA may hold an unflushed command for good.
-  cl_command_queue queue = nullptr;
-  if (clGetEventInfo(event, CL_EVENT_COMMAND_QUEUE, sizeof queue, &queue, nullptr) == CL_SUCCESS &&
-      queue != nullptr) {
-    clFlush(queue);
-  }
+  // The client waits for this reply, maybe before it sends anything that flushes.
+  flush_queue_of(event);
   {
     std::lock_guard lock(mutex_);
     waiting_.push_back(  // within the capacity reserved above: moves only, which do not throw

@@ -5,6 +5,7 @@
 #include <thread>
 #include <vector>
 
+#include "remote/server/event_queue.hpp"
 #include "remote/server/handlers.hpp"
 
 namespace troupe::remote::server {
@@ -25,16 +26,7 @@ void CL_CALLBACK forward_event_callback(cl_event, cl_int status, void* user_data
 // to 1 ms, until every event is over (complete or failed; a session that closes completes the
 // user events it waits on). clWaitForEvents then returns at once.
 void wait_by_polling(const std::vector<cl_event>& events) {
-  // clWaitForEvents flushes the events' queues; watching their status does not, and a platform
-  // may hold commands until a flush.
-  for (cl_event event : events) {
-    cl_command_queue queue = nullptr;
-    if (clGetEventInfo(event, CL_EVENT_COMMAND_QUEUE, sizeof queue, &queue, nullptr) ==
-            CL_SUCCESS &&
-        queue != nullptr) {
-      clFlush(queue);
-    }
-  }
+  for (cl_event event : events) flush_queue_of(event);  // as clWaitForEvents would
   auto pause = std::chrono::microseconds(20);
   for (std::size_t over = 0; over < events.size();) {
     cl_int status = CL_COMPLETE;

@@ -73,12 +73,10 @@ extern "C" const char* __asan_default_options() {
 
 namespace {
 
-// The input being run, for fail().
-std::span<const std::uint8_t> current_input;
-
-// Copies of the input being run and of the one before, for an abort: it may come from a
-// platform thread after libFuzzer freed the input, and on behalf of the input before (a session
-// still closing). Fixed arrays: the handler reads them, so they are never reallocated.
+// Copies of the input being run and of the one before, for fail() and for an abort: it may come
+// from a platform thread after libFuzzer freed the input, and on behalf of the input before (a
+// session still closing). Fixed arrays: the handler reads them, so they are never reallocated.
+// An input past 1 MiB is kept cut short (the runs in README.md take -max_len=8192).
 struct kept_input {
   static constexpr std::size_t capacity = 1 << 20;
   std::uint8_t bytes[capacity];
@@ -103,7 +101,8 @@ void save_failed_input() {
   char name[64];
   std::snprintf(name, sizeof name, "failed-input-%d", static_cast<int>(::getpid()));
   if (std::FILE* file = std::fopen(name, "wb")) {
-    std::fwrite(current_input.data(), 1, current_input.size(), file);
+    const kept_input& input = kept_inputs[kept_latest.load(std::memory_order_relaxed)];
+    std::fwrite(input.bytes, 1, input.size, file);
     std::fclose(file);
     std::fprintf(stderr, "fuzz_server_frames: the input is saved as %s\n", name);
   }
@@ -605,8 +604,7 @@ input_counts counts;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  current_input = {data, size};
-  keep_input(current_input);
+  keep_input({data, size});
   server::device_server& server = the_server();
   std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data) + 1, size - 1);
   if ((data[0] & 1) != 0) {
