@@ -20,6 +20,15 @@ std::string abstract_actor::description() const {
   return "actor '" + name_ + "' #" + std::to_string(id_);
 }
 
+void abstract_actor::check_crossing(const detail::type_list_info& types) const {
+  const detail::message_codec* codec = types.codec();
+  if (codec->unencodable == nullptr) return;
+  throw error(errc::invalid_argument,
+              "send to " + description() + ": a message of " + codec->names + " cannot cross " +
+                  "nodes, because " + detail::type_name(*codec->unencodable) +
+                  " has no cereal serialize function (or no default constructor)");
+}
+
 bool abstract_actor::is_terminated() const {
   std::lock_guard guard{mutex_};
   return finished_;
@@ -55,15 +64,19 @@ void abstract_actor::on_unreachable() {
 
 void abstract_actor::attach(attachment entry) {
   error reason;
+  bool attached = false;
   {
     std::lock_guard guard{mutex_};
-    if (!finished_) {
+    attached = !finished_;
+    if (attached)
       attachments_.push_back(std::move(entry));
-      return;
-    }
-    reason = exit_reason_;
+    else
+      reason = exit_reason_;
   }
-  notify(entry, reason);
+  if (attached)
+    on_watched();
+  else
+    notify(entry, reason);
 }
 
 std::uint64_t abstract_actor::attach_hook(std::function<void(const error&)> hook) {

@@ -46,4 +46,9 @@ void actor_registry::clear() {
   }
 }
 
+std::unordered_map<std::string, actor> actor_registry::snapshot() const {
+  std::lock_guard guard{mutex_};
+  return entries_;
+}
+
 }  // namespace troupe

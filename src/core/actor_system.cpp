@@ -6,6 +6,10 @@
 
 #include "troupe/core/mailbox_element.hpp"
 
+// Defined by the net layer when it is linked (its CMake target makes sure of that): joins the
+// other nodes of an MPI job. Weak, so that core alone links without it.
+extern "C" void troupe_net_join(troupe::actor_system* system) __attribute__((weak));
+
 namespace troupe {
 
 actor_system::actor_system(config cfg)
@@ -22,9 +26,33 @@ actor_system::actor_system(config cfg)
                 "config::default_handler: expected a handler (one of troupe::default_handlers, "
                 "say), found an empty function");
   scheduler_->start();
+  if (troupe_net_join != nullptr) {
+    try {
+      troupe_net_join(this);
+    } catch (...) {
+      shutdown_unstarted();
+      throw;
+    }
+  }
+}
+
+void actor_system::shutdown_unstarted() noexcept {
+  std::vector<std::pair<const void*, std::unique_ptr<extension>>> extensions;
+  {
+    std::lock_guard guard{extensions_mutex_};
+    extensions.swap(extensions_);
+  }
+  for (auto& [key, ext] : extensions) ext->stop();
+  extensions.clear();
+  timers_->stop();
+  scheduler_->stop();
 }
 
 actor_system::~actor_system() {
+  {
+    std::lock_guard guard{extensions_mutex_};
+    for (auto& [key, ext] : extensions_) ext->shutdown_started();
+  }
   registry_.clear();
   await_all_actors();
   // Stopped outside the lock: stopping may run continuations that look up extensions.

@@ -50,6 +50,7 @@ void event_based_actor::quit(error reason) {
 response_handle event_based_actor::request_impl(
     const actor& receiver, std::optional<std::chrono::steady_clock::duration> timeout,
     message content) {
+  if (receiver) receiver->check_sendable(*content.types());
   auto mid = message_id::make_request(next_request_++);
   auto element = std::make_unique<mailbox_element>();
   element->sender = self();
@@ -89,6 +90,7 @@ void event_based_actor::add_response_handler(message_id mid, std::function<void(
 
 void event_based_actor::delegate_message(const actor& receiver, message content) {
   if (current_ == nullptr) return;
+  if (receiver) receiver->check_sendable(*content.types());
   answered_ = true;
   auto element = std::make_unique<mailbox_element>();
   element->sender = current_->sender;

@@ -5,6 +5,7 @@
 #include <exception>
 #include <string>
 
+#include "support/mpi/mpi_owner.hpp"
 #include "troupe/async/error.hpp"
 
 namespace troupe::pgas::detail {
@@ -47,19 +48,7 @@ std::size_t choose_buffer_bytes(std::size_t requested) {
 
 mpi_engine::mpi_engine(int* argc, char*** argv, std::size_t buffer_bytes) {
   buffer_bytes_ = choose_buffer_bytes(buffer_bytes);
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (finalized)
-    throw error(errc::system_gone,
-                "pgas::world: MPI was finalized already (by an earlier world that had initialized "
-                "it). To create several worlds in one process, call MPI_Init in main first");
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (!initialized) {
-    int provided = 0;
-    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
-    owns_mpi_ = true;
-  }
+  troupe::detail::initialize_mpi(argc, argv);  // shared with the net layer
   // A communicator of our own: the user's MPI traffic and ours never match each other.
   MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
   MPI_Comm_rank(comm_, &pe_);
@@ -106,7 +95,6 @@ mpi_engine::~mpi_engine() {
     MPI_Wait(&receive.request, MPI_STATUS_IGNORE);
   }
   MPI_Comm_free(&comm_);
-  if (owns_mpi_) MPI_Finalize();
 }
 
 std::unique_ptr<std::byte[]> mpi_engine::fresh_block() {

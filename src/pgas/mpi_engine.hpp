@@ -15,7 +15,7 @@ namespace troupe::pgas::detail {
 /// a ring of receives posted for any source; handlers run from progress().
 class mpi_engine final : public engine {
  public:
-  /// Owns MPI when `initialize` had to initialize it.
+  /// Initializes MPI through the process's one owner (support/mpi) unless it is running.
   mpi_engine(int* argc, char*** argv, std::size_t buffer_bytes);
   ~mpi_engine() override;
 
@@ -48,7 +48,6 @@ class mpi_engine final : public engine {
   void deliver(const std::byte* data, std::size_t bytes, int from);
   void complete_sends(bool block_until_below_limit);
 
-  bool owns_mpi_ = false;
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::vector<buffer> receives_;  // posted in this order; matched in this order
   std::size_t next_receive_ = 0;

@@ -18,6 +18,10 @@ namespace troupe {
 class actor_system;
 struct mailbox_element;
 
+namespace detail {
+struct type_list_info;
+}  // namespace detail
+
 /// Owns one message on its way into a mailbox (see mailbox_element.hpp).
 using mailbox_element_ptr = std::unique_ptr<mailbox_element>;
 
@@ -41,8 +45,17 @@ class abstract_actor {
   /// The name it was given (not unique).
   const std::string& name() const noexcept { return name_; }
 
-  /// "name #id", for messages.
-  std::string description() const;
+  /// "actor 'name' #id", for messages ("actor #id on node N" for one on another node).
+  virtual std::string description() const;
+
+  /// True if it stands for an actor on another node.
+  bool is_remote() const noexcept { return remote_; }
+
+  /// Throws troupe::error (invalid_argument) naming the type if messages of `types` cannot
+  /// reach this actor: a remote actor takes only types that can cross nodes.
+  void check_sendable(const detail::type_list_info& types) const {
+    if (remote_) check_crossing(types);
+  }
 
   /// True once the actor has ended; its exit reason is then final.
   bool is_terminated() const;
@@ -88,8 +101,15 @@ class abstract_actor {
   /// Called when the last strong reference is gone.
   virtual void on_unreachable();
 
+  /// Called as a monitor, link or hook is attached while the actor runs (a proxy of an actor
+  /// on another node then asks that node to report its end).
+  virtual void on_watched() {}
+
   /// Bounces a message that can no longer be processed: a request gets `reason` as response.
   void bounce(mailbox_element& element, const error& reason);
+
+  /// Marks a proxy of an actor on another node.
+  void set_remote() noexcept { remote_ = true; }
 
  private:
   struct attachment {
@@ -101,6 +121,7 @@ class abstract_actor {
   };
 
   void attach(attachment entry);
+  void check_crossing(const detail::type_list_info& types) const;
   void notify(attachment& entry, const error& reason);
 
   std::atomic<std::size_t> strong_{1};
@@ -108,6 +129,7 @@ class abstract_actor {
   actor_system& system_;
   actor_id id_;
   std::string name_;
+  bool remote_ = false;
 
   mutable std::mutex mutex_;
   bool finished_ = false;

@@ -21,6 +21,9 @@ class actor_registry {
 
   std::size_t size() const;
 
+  /// Every entry, as it is now.
+  std::unordered_map<std::string, actor> snapshot() const;
+
   /// Drops all entries (at shutdown, so they no longer keep actors alive).
   void clear();
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "troupe/async/future.hpp"
 #include "troupe/core/actor.hpp"
 #include "troupe/core/actor_registry.hpp"
 #include "troupe/core/behavior.hpp"
@@ -18,9 +19,11 @@
 #include "troupe/core/detail/scheduler.hpp"
 #include "troupe/core/detail/timer_service.hpp"
 #include "troupe/core/event_based_actor.hpp"
+#include "troupe/core/node_id.hpp"
 
 namespace troupe {
 
+class cluster;
 class device_selection;
 
 namespace detail {
@@ -93,6 +96,25 @@ class actor_system {
   /// device layer: include "troupe/device.hpp" and link troupe::device.
   device_selection devices();
 
+  // -- nodes ----------------------------------------------------------------
+
+  /// The nodes of the MPI job this system belongs to (a cluster of one without mpirun).
+  /// Defined by the net layer: include "troupe/net.hpp" and link troupe::net.
+  cluster& nodes();
+
+  /// Spawns an actor type registered by name (config::add_actor_type) on `node`. The future
+  /// fails with an error naming what is wrong: an unknown name, arguments of other types, a
+  /// node that does not exist. Defined by the net layer.
+  template <class... Args>
+  future<actor> spawn_on(node_id node, const std::string& name, Args&&... args) {
+    return spawn_on_with(node, name, make_message(std::forward<Args>(args)...));
+  }
+  future<actor> spawn_on_with(node_id node, const std::string& name, message args);
+
+  /// The actor registered under `name` in the registry of `node`; fails if there is none.
+  /// Defined by the net layer.
+  future<actor> lookup_on(node_id node, const std::string& name);
+
   // -- extensions -----------------------------------------------------------
 
   /// State that a higher layer keeps per system (the device layer's manager): created on first
@@ -100,6 +122,8 @@ class actor_system {
   class extension {
    public:
     virtual ~extension() = default;
+    /// The system's destructor has begun: it now waits until its actors are done.
+    virtual void shutdown_started() noexcept {}
     /// Finishes outstanding work; the scheduler still runs continuations meanwhile.
     virtual void stop() noexcept {}
   };
@@ -158,6 +182,8 @@ class actor_system {
 
  private:
   actor launch(event_based_actor* fresh);
+  /// Undoes the constructor when joining the other nodes failed.
+  void shutdown_unstarted() noexcept;
   void await_all_actors();
   /// Whether no job, timer or work in flight is left that could still wake an actor.
   bool nothing_can_wake_actors() const;
@@ -195,6 +221,34 @@ template <class F, class... Args>
 requires(!std::is_base_of_v<event_based_actor, F>) actor event_based_actor::spawn(F f,
                                                                                   Args... args) {
   return system().spawn(std::move(f), std::move(args)...);
+}
+
+namespace detail {
+
+template <class F, class Self, class... Args>
+actor_factory make_actor_factory(const std::string& name, F make, type_list<Self, Args...>) {
+  static_assert(std::is_same_v<Self, event_based_actor*>,
+                "add_actor_type: the function must take (event_based_actor* self, args...)");
+  const std::string arguments = type_names(type_list_of<strip_t<Args>...>);
+  auto spawn = [make, name, arguments](actor_system& system, const message& given) -> actor {
+    if (!given.match<strip_t<Args>...>())
+      throw error(errc::invalid_argument, "spawn of actor type '" + name + "': expected arguments " +
+                                              arguments + ", found " + given.type_names());
+    return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+      return system.spawn(make, given.get_as<strip_t<Args>>(Is)...);
+    }(std::index_sequence_for<Args...>{});
+  };
+  return actor_factory{arguments, std::move(spawn)};
+}
+
+}  // namespace detail
+
+template <class F>
+config& config::add_actor_type(std::string name, F make) {
+  auto factory = detail::make_actor_factory(name, std::move(make),
+                                            typename detail::callable_traits<F>::args{});
+  actor_types.insert_or_assign(std::move(name), std::move(factory));
+  return *this;
 }
 
 }  // namespace troupe

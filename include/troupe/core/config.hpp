@@ -1,12 +1,26 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "troupe/core/default_handler.hpp"
 
 namespace troupe {
+
+class actor;
+class actor_system;
+class message;
+
+/// How an actor type registered by name is spawned (see config::add_actor_type).
+struct actor_factory {
+  /// "(int, std::string)": the arguments it takes, for error messages.
+  std::string arguments;
+  /// Spawns one in `system` from `args`; throws troupe::error if they do not fit.
+  std::function<actor(actor_system& system, const message& args)> spawn;
+};
 
 /// Settings of an actor system. Defaults, overridden by the environment (TROUPE_THREADS,
 /// TROUPE_THROUGHPUT, ...), overridden by the command line (--troupe.threads=N,
@@ -43,6 +57,15 @@ struct config {
 
   /// The program's own arguments (argv[0] first), with troupe's removed.
   std::vector<std::string> remaining_args;
+
+  /// Actor types that any node can spawn by name (actor_system::spawn_on).
+  std::map<std::string, actor_factory, std::less<>> actor_types;
+
+  /// Registers `make` under `name`: `make(event_based_actor* self, args...)` returns the new
+  /// actor's behavior, as for actor_system::spawn. Every node of a job must register the same
+  /// types (they run one program). Defined in actor_system.hpp.
+  template <class F>
+  config& add_actor_type(std::string name, F make);
 
   config() = default;
 

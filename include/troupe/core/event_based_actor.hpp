@@ -87,6 +87,7 @@ class event_based_actor : public abstract_actor, public job, private detail::res
   template <class... Ts>
   void send(const actor& receiver, Ts&&... xs) {
     if (!receiver) return;
+    receiver->check_sendable(detail::type_list_of<detail::strip_t<Ts>...>);
     receiver->enqueue(make_mailbox_element(self(), {}, {}, std::forward<Ts>(xs)...));
   }
 

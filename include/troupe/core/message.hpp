@@ -16,18 +16,26 @@ namespace troupe {
 
 namespace detail {
 
+struct message_codec;
+
+/// How messages of `Ts...` cross nodes (defined in detail/message_codec.hpp).
+template <class... Ts>
+const message_codec* codec_of() noexcept;
+
 /// The element types of a message. One static instance exists per type list, so two messages
 /// (or a message and a handler) have the same types exactly when their pointers are equal.
 struct type_list_info {
   std::size_t size;
   const std::type_info* const* types;
+  /// How messages of these types cross nodes.
+  const message_codec* (*codec)() noexcept;
 };
 
 template <class... Ts>
 inline constexpr const std::type_info* type_array[] = {&typeid(Ts)..., nullptr};
 
 template <class... Ts>
-inline constexpr type_list_info type_list_of{sizeof...(Ts), type_array<Ts...>};
+inline constexpr type_list_info type_list_of{sizeof...(Ts), type_array<Ts...>, &codec_of<Ts...>};
 
 /// Readable C++ type names, e.g. "(int, std::string)", for error messages.
 std::string type_names(const type_list_info& types);
@@ -190,3 +198,6 @@ message make_message(Ts&&... xs) {
 }
 
 }  // namespace troupe
+
+// Every message type gets its codec, so that any message can be offered to another node.
+#include "troupe/core/detail/message_codec.hpp"

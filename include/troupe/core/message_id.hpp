@@ -15,6 +15,9 @@ class message_id {
     return message_id{(sequence & sequence_mask) | request_bit};
   }
 
+  /// The id whose value() is `value` (as read from the wire).
+  static constexpr message_id from_value(std::uint64_t value) noexcept { return message_id{value}; }
+
   constexpr bool is_async() const noexcept { return value_ == 0; }
   constexpr bool is_request() const noexcept { return (value_ & request_bit) != 0; }
   constexpr bool is_response() const noexcept { return (value_ & response_bit) != 0; }

@@ -76,6 +76,7 @@ future<R> request_from_outside(const actor& receiver,
   if (!receiver)
     return make_exceptional_future<R>(
         error{errc::invalid_argument, "request: the receiver is an empty actor handle"});
+  receiver->check_sendable(*content.types());
   auto& system = receiver->system();
   auto state = make_counted<shared_state<R>>(intrusive_ptr<executor>{&system.default_executor()});
   auto result = future_access::make<future<R>>(state);
@@ -101,7 +102,9 @@ future<R> request_from_outside(const actor& receiver,
 /// Sends `xs...` to `receiver` with no sender.
 template <class... Ts>
 void send(const actor& receiver, Ts&&... xs) {
-  if (receiver) receiver->enqueue(make_mailbox_element({}, {}, {}, std::forward<Ts>(xs)...));
+  if (!receiver) return;
+  receiver->check_sendable(detail::type_list_of<detail::strip_t<Ts>...>);
+  receiver->enqueue(make_mailbox_element({}, {}, {}, std::forward<Ts>(xs)...));
 }
 
 /// Asks `receiver` to end with `reason` (as if a linked actor had ended with it). A reason of

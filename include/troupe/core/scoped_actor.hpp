@@ -26,7 +26,9 @@ class blocking_actor final : public abstract_actor, private detail::response_con
 
   template <class... Ts>
   void send(const actor& receiver, Ts&&... xs) {
-    if (receiver) receiver->enqueue(make_mailbox_element(self(), {}, {}, std::forward<Ts>(xs)...));
+    if (!receiver) return;
+    receiver->check_sendable(detail::type_list_of<detail::strip_t<Ts>...>);
+    receiver->enqueue(make_mailbox_element(self(), {}, {}, std::forward<Ts>(xs)...));
   }
 
   /// Sends a request and returns the future of its response (see troupe::request).

@@ -1,0 +1,63 @@
+// Where the net layer meets the actor system: the extension that owns a node's network, the
+// members of actor_system that the net layer defines, and the hook that joins the job.
+
+#include <memory>
+
+#include "net/network.hpp"
+#include "troupe/net/cluster.hpp"
+
+namespace troupe {
+
+namespace net::detail {
+
+namespace {
+
+class net_extension final : public actor_system::extension {
+ public:
+  explicit net_extension(actor_system& system)
+      : network_(std::make_shared<network>(system)) {}
+
+  static network& of(actor_system& system) {
+    static const char key = 0;
+    auto& ext = static_cast<net_extension&>(
+        system.extension_for(&key, [](actor_system& sys) -> std::unique_ptr<extension> {
+          auto fresh = std::make_unique<net_extension>(sys);
+          fresh->network_->join();
+          return fresh;
+        }));
+    return *ext.network_;
+  }
+
+  void shutdown_started() noexcept override { network_->shutdown_started(); }
+  void stop() noexcept override { network_->stop(); }
+
+ private:
+  std::shared_ptr<network> network_;
+};
+
+}  // namespace
+
+}  // namespace net::detail
+
+cluster& actor_system::nodes() {
+  return net::detail::net_extension::of(*this).nodes();
+}
+
+future<actor> actor_system::spawn_on_with(node_id node, const std::string& name, message args) {
+  return net::detail::net_extension::of(*this).spawn_on(node, name, std::move(args));
+}
+
+future<actor> actor_system::lookup_on(node_id node, const std::string& name) {
+  return net::detail::net_extension::of(*this).lookup_on(node, name);
+}
+
+future<void> cluster::left(node_id node) const {
+  if (auto net = network_.lock()) return net->left(node);
+  return make_ready_future();
+}
+
+}  // namespace troupe
+
+extern "C" void troupe_net_join(troupe::actor_system* system) {
+  troupe::net::detail::net_extension::of(*system);
+}

@@ -1,0 +1,407 @@
+#include "net/transport.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <string>
+
+#include "troupe/async/error.hpp"
+
+namespace troupe::net::detail {
+
+namespace {
+
+// Receives posted at once, each of one buffer: enough to keep buffers arriving from several
+// nodes while one is handled.
+constexpr std::size_t posted_receives = 8;
+// MPI counts in int: larger blocks go in pieces of this size.
+constexpr std::size_t largest_piece = std::size_t{1} << 30;
+// Between two looks for the end of the job while some node is still busy.
+constexpr auto round_pause = std::chrono::microseconds{200};
+
+void post_pieces(bool sending, std::byte* data, std::size_t bytes, int peer, MPI_Comm comm,
+                 std::vector<MPI_Request>& requests) {
+  do {
+    const std::size_t piece = std::min(bytes, largest_piece);
+    MPI_Request request;
+    if (sending)
+      MPI_Isend(data, static_cast<int>(piece), MPI_BYTE, peer, large_tag, comm, &request);
+    else
+      MPI_Irecv(data, static_cast<int>(piece), MPI_BYTE, peer, large_tag, comm, &request);
+    requests.push_back(request);
+    data += piece;
+    bytes -= piece;
+  } while (bytes > 0);
+}
+
+bool all_done(std::vector<MPI_Request>& requests) {
+  int done = 0;
+  MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
+  return done != 0;
+}
+
+}  // namespace
+
+transport::transport(MPI_Comm comm, frame_handler& handler, std::size_t buffer_bytes)
+    : comm_(comm), handler_(handler), buffer_bytes_(buffer_bytes) {
+  MPI_Comm_rank(comm_, &self_);
+  MPI_Comm_size(comm_, &size_);
+  for (int i = 0; i < size_; ++i) {
+    outboxes_.push_back(std::make_unique<outbox>());
+    outboxes_.back()->current.reserve(buffer_bytes_);
+  }
+  sources_.resize(static_cast<std::size_t>(size_));
+  receives_.resize(posted_receives);
+}
+
+transport::~transport() {
+  if (thread_.joinable()) stop();
+}
+
+void transport::start() {
+  for (auto& slot : receives_) {
+    slot.buffer.resize(buffer_bytes_);
+    post_receive(slot);
+  }
+  thread_ = std::thread{[this] { run(); }};
+}
+
+void transport::post_receive(receive_slot& slot) {
+  MPI_Irecv(slot.buffer.data(), static_cast<int>(buffer_bytes_), MPI_BYTE, MPI_ANY_SOURCE,
+            buffer_tag, comm_, &slot.request);
+}
+
+// -- sending (any thread) -----------------------------------------------------
+
+void transport::append(outbox& box, frame_kind kind, std::size_t payload_bytes) {
+  const std::size_t frame = frame_header_bytes + payload_bytes;
+  if (box.current.size() + frame > buffer_bytes_) {
+    box.full.push_back(std::move(box.current));
+    box.current = std::vector<std::byte>{};
+    box.current.reserve(buffer_bytes_);
+  }
+  const std::size_t at = box.current.size();
+  box.current.resize(at + frame);
+  std::byte* out = box.current.data() + at;
+  put(out, static_cast<std::uint32_t>(payload_bytes));
+  put(out, kind);
+}
+
+void transport::send_frame(node_id to, frame_kind kind, std::size_t payload_bytes,
+                           const std::function<void(std::byte*)>& write) {
+  auto& box = *outboxes_[to];
+  {
+    std::lock_guard guard{box.mutex};
+    append(box, kind, payload_bytes);
+    write(box.current.data() + box.current.size() - payload_bytes);
+    frames_sent_.fetch_add(1, std::memory_order_relaxed);
+  }
+  wake();
+}
+
+void transport::send_large(node_id to, std::vector<std::byte> header,
+                           std::vector<std::span<const std::byte>> segments, message keep_alive) {
+  const std::size_t announcement =
+      sizeof(std::uint64_t) + sizeof(std::uint32_t) + segments.size() * sizeof(std::uint64_t);
+  if (announcement > max_frame_payload())
+    throw error(errc::limit_reached, "net: a message of " + std::to_string(segments.size()) +
+                                         " large blocks; at most " +
+                                         std::to_string((max_frame_payload() - 12) / 8) +
+                                         " fit one message");
+  auto& box = *outboxes_[to];
+  {
+    std::lock_guard guard{box.mutex};
+    append(box, frame_kind::large, announcement);
+    std::byte* out = box.current.data() + box.current.size() - announcement;
+    put(out, static_cast<std::uint64_t>(header.size()));
+    put(out, static_cast<std::uint32_t>(segments.size()));
+    for (auto segment : segments) put(out, static_cast<std::uint64_t>(segment.size()));
+    box.large.push_back({std::move(header), std::move(segments), std::move(keep_alive)});
+    frames_sent_.fetch_add(1, std::memory_order_relaxed);
+  }
+  wake();
+}
+
+void transport::wake() noexcept {
+  pending_output_.store(true, std::memory_order_release);
+  if (sleeping_.load(std::memory_order_acquire)) {
+    std::lock_guard guard{sleep_mutex_};
+    sleep_cv_.notify_one();
+  }
+}
+
+void transport::begin_draining() noexcept {
+  draining_.store(true, std::memory_order_release);
+  wake();
+}
+
+// -- the progress thread ------------------------------------------------------
+
+void transport::run() {
+  std::size_t idle = 0;
+  while (!final_done_) {
+    bool busy = poll_receives();
+    busy |= poll_large();
+    busy |= ship(stopping_.load(std::memory_order_acquire));
+    busy |= complete_sends();
+    busy |= poll_termination();
+    if (busy) {
+      idle = 0;
+      continue;
+    }
+    // Idle: spin a little (a reply is often on its way), then yield, then sleep in short naps
+    // that a sender cuts short. MPI has no wait that a sender could interrupt.
+    ++idle;
+    if (idle < 256) continue;
+    if (idle < 4096) {
+      std::this_thread::yield();
+      continue;
+    }
+    std::unique_lock lock{sleep_mutex_};
+    sleeping_.store(true, std::memory_order_release);
+    if (!pending_output_.load(std::memory_order_acquire))
+      sleep_cv_.wait_for(lock, std::chrono::microseconds{100});
+    sleeping_.store(false, std::memory_order_release);
+  }
+}
+
+std::vector<std::byte> transport::fresh_buffer() {
+  if (spare_.empty()) {
+    std::vector<std::byte> buffer;
+    buffer.reserve(buffer_bytes_);
+    return buffer;
+  }
+  auto buffer = std::move(spare_.back());
+  spare_.pop_back();
+  buffer.clear();
+  return buffer;
+}
+
+bool transport::ship(bool everything) {
+  pending_output_.store(false, std::memory_order_release);
+  bool busy = false;
+  for (int to = 0; to < size_; ++to) {
+    auto& box = *outboxes_[static_cast<std::size_t>(to)];
+    std::deque<std::vector<std::byte>> full;
+    std::deque<outbox::large_send> large;
+    {
+      std::lock_guard guard{box.mutex};
+      if (box.current.empty() && box.full.empty() && box.large.empty()) continue;
+      busy = true;
+      // A buffer goes once its writers paused (its size did not change since the last look)
+      // or it is half full: alone, a message waits one turn of this loop; under load, many
+      // share a buffer.
+      if (!box.current.empty() &&
+          (everything || box.current.size() == box.seen_size ||
+           box.current.size() >= buffer_bytes_ / 2)) {
+        box.full.push_back(std::move(box.current));
+        box.current = fresh_buffer();
+      }
+      box.seen_size = box.current.size();
+      full.swap(box.full);
+      large.swap(box.large);
+    }
+    for (auto& buffer : full) {
+      send_in_flight sent;
+      sent.buffer = std::move(buffer);
+      sent.requests.resize(1);
+      MPI_Isend(sent.buffer.data(), static_cast<int>(sent.buffer.size()), MPI_BYTE, to, buffer_tag,
+                comm_, &sent.requests[0]);
+      sends_.push_back(std::move(sent));
+    }
+    for (auto& item : large) {
+      send_in_flight sent;
+      sent.header = std::move(item.header);
+      sent.keep_alive = std::move(item.keep_alive);
+      post_pieces(true, sent.header.data(), sent.header.size(), to, comm_, sent.requests);
+      for (auto segment : item.segments)
+        post_pieces(true, const_cast<std::byte*>(segment.data()), segment.size(), to, comm_,
+                    sent.requests);
+      sends_.push_back(std::move(sent));
+    }
+  }
+  return busy;
+}
+
+bool transport::complete_sends() {
+  bool busy = false;
+  for (auto it = sends_.begin(); it != sends_.end();) {
+    if (!all_done(it->requests)) {
+      ++it;
+      continue;
+    }
+    busy = true;
+    if (it->buffer.capacity() == buffer_bytes_ && spare_.size() < 64)
+      spare_.push_back(std::move(it->buffer));
+    it = sends_.erase(it);
+  }
+  return busy;
+}
+
+bool transport::poll_receives() {
+  // Receives match in the order they were posted; handled in that order, buffers from one node
+  // keep theirs.
+  bool busy = false;
+  for (;;) {
+    auto& slot = receives_[next_receive_];
+    int done = 0;
+    MPI_Status status;
+    MPI_Test(&slot.request, &done, &status);
+    if (!done) return busy;
+    busy = true;
+    int bytes = 0;
+    MPI_Get_count(&status, MPI_BYTE, &bytes);
+    const auto from = static_cast<node_id>(status.MPI_SOURCE);
+    auto& source = sources_[from];
+    const std::byte* at = slot.buffer.data();
+    const std::byte* end = at + bytes;
+    while (end - at >= static_cast<std::ptrdiff_t>(frame_header_bytes)) {
+      const auto payload = get<std::uint32_t>(at);
+      const auto kind = get<frame_kind>(at);
+      if (payload > static_cast<std::size_t>(end - at)) break;  // cannot happen between nodes
+      std::span<const std::byte> body{at, payload};
+      at += payload;
+      if (source.blocked)
+        source.backlog.emplace_back(kind, std::vector<std::byte>(body.begin(), body.end()));
+      else
+        handle(from, kind, body);
+    }
+    post_receive(slot);
+    next_receive_ = (next_receive_ + 1) % receives_.size();
+  }
+}
+
+void transport::handle(node_id from, frame_kind kind, std::span<const std::byte> payload) {
+  if (kind == frame_kind::large) {
+    start_large(from, payload);
+    return;
+  }
+  handler_.on_frame(from, kind, payload);
+  ++frames_handled_;
+}
+
+void transport::start_large(node_id from, std::span<const std::byte> announcement) {
+  auto& source = sources_[from];
+  const std::byte* at = announcement.data();
+  const auto header_bytes = get<std::uint64_t>(at);
+  const auto count = get<std::uint32_t>(at);
+  source.segment_bytes.resize(count);
+  for (auto& bytes : source.segment_bytes) bytes = get<std::uint64_t>(at);
+  source.blocked = true;
+  source.header_done = false;
+  source.header.resize(header_bytes);
+  source.requests.clear();
+  post_pieces(false, source.header.data(), source.header.size(), static_cast<int>(from), comm_,
+              source.requests);
+}
+
+bool transport::poll_large() {
+  bool busy = false;
+  for (node_id from = 0; from < sources_.size(); ++from) {
+    auto& source = sources_[from];
+    if (!source.blocked) continue;
+    busy = true;
+    if (!all_done(source.requests)) continue;
+    if (!source.header_done) {
+      source.header_done = true;
+      source.requests.clear();
+      source.large = handler_.on_large_header(from, std::move(source.header), source.segment_bytes);
+      for (auto destination : source.large->destinations())
+        post_pieces(false, destination.data(), destination.size(), static_cast<int>(from), comm_,
+                    source.requests);
+      if (!source.requests.empty()) continue;
+    }
+    source.large->complete();
+    source.large.reset();
+    source.blocked = false;
+    ++frames_handled_;
+    drain_backlog(from);
+  }
+  return busy;
+}
+
+void transport::drain_backlog(node_id from) {
+  auto& source = sources_[from];
+  while (!source.blocked && !source.backlog.empty()) {
+    auto [kind, payload] = std::move(source.backlog.front());
+    source.backlog.pop_front();
+    handle(from, kind, payload);
+  }
+}
+
+bool transport::outgoing_empty() {
+  for (auto& box : outboxes_) {
+    std::lock_guard guard{box->mutex};
+    if (!box->current.empty() || !box->full.empty() || !box->large.empty()) return false;
+  }
+  for (auto& source : sources_)
+    if (source.blocked || !source.backlog.empty()) return false;
+  return sends_.empty();
+}
+
+void transport::start_round(std::uint64_t busy) {
+  round_values_[0] = busy;
+  round_values_[1] = frames_sent_.load(std::memory_order_acquire);
+  round_values_[2] = frames_handled_;
+  MPI_Iallreduce(round_values_, round_result_, 3, MPI_UINT64_T, MPI_SUM, comm_, &round_request_);
+  round_active_ = true;
+}
+
+// The end of the job is found in rounds, each a sum over all nodes of (busy nodes, frames sent,
+// frames handled). Once a round finds no node busy and as many frames handled as sent, and the
+// round before found the same, nothing moved between them, and nothing can move any more. All
+// nodes see the same sums, so all decide in the same round. After the job is done, rounds go on
+// (without asking whether actors are busy) until what the ending actors sent has arrived.
+bool transport::poll_termination() {
+  const bool stopping = stopping_.load(std::memory_order_acquire);
+  if (!draining_.load(std::memory_order_acquire) || (job_done_ && !stopping)) return false;
+  if (round_active_) {
+    int done = 0;
+    MPI_Test(&round_request_, &done, MPI_STATUS_IGNORE);
+    if (!done) return false;
+    round_active_ = false;
+    const bool quiet = round_result_[0] == 0 && round_result_[1] == round_result_[2];
+    const bool settled = quiet && previous_quiet_ && round_result_[1] == previous_sent_ &&
+                         round_result_[2] == previous_handled_;
+    previous_quiet_ = quiet;
+    previous_sent_ = round_result_[1];
+    previous_handled_ = round_result_[2];
+    if (settled) {
+      previous_quiet_ = false;
+      previous_sent_ = ~std::uint64_t{0};
+      if (!job_done_) {
+        job_done_ = true;
+        handler_.on_job_done();
+      } else {
+        final_done_ = true;
+      }
+      return true;
+    }
+    if (!quiet) next_round_ = std::chrono::steady_clock::now() + round_pause;
+    return true;
+  }
+  if (std::chrono::steady_clock::now() < next_round_) return false;
+  const bool idle = outgoing_empty() && (job_done_ || handler_.locally_quiet());
+  start_round(idle ? 0 : 1);
+  return false;
+}
+
+void transport::stop() {
+  if (thread_.joinable()) {
+    stopping_.store(true, std::memory_order_release);
+    draining_.store(true, std::memory_order_release);
+    wake();
+    thread_.join();
+  }
+  for (auto& slot : receives_) {
+    if (slot.request == MPI_REQUEST_NULL) continue;
+    MPI_Cancel(&slot.request);
+    MPI_Wait(&slot.request, MPI_STATUS_IGNORE);
+  }
+  for (auto& sent : sends_)
+    MPI_Waitall(static_cast<int>(sent.requests.size()), sent.requests.data(),
+                MPI_STATUSES_IGNORE);
+  sends_.clear();
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+}  // namespace troupe::net::detail

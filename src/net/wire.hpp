@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+// How nodes talk. Small frames travel in aggregation buffers: [u32 bytes][u8 kind][payload].
+// A message too large for a buffer is announced by a frame and sent on its own (tag
+// large_tag): first its header, then each segment from where it lies.
+
+namespace troupe::net::detail {
+
+enum class frame_kind : std::uint8_t {
+  message = 1,  ///< [u64 receiver id] envelope and content (see network.cpp)
+  large,        ///< [u64 header bytes][u32 segments][u64 bytes of each] on large_tag
+  watch,        ///< [u64 actor id]: report its end to the sender
+  down,         ///< [u64 actor id][error]: an actor the receiver watches has ended
+};
+
+inline constexpr int buffer_tag = 1;
+inline constexpr int large_tag = 2;
+inline constexpr std::size_t frame_header_bytes = sizeof(std::uint32_t) + 1;
+/// Receiver id of a node's service actor (spawn and lookup by name).
+inline constexpr std::uint64_t service_id = 0;
+
+template <class T>
+void put(std::byte*& at, T value) noexcept {
+  std::memcpy(at, &value, sizeof value);
+  at += sizeof value;
+}
+
+template <class T>
+T get(const std::byte*& at) noexcept {
+  T value;
+  std::memcpy(&value, at, sizeof value);
+  at += sizeof value;
+  return value;
+}
+
+}  // namespace troupe::net::detail
