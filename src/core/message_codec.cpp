@@ -46,10 +46,9 @@ bool register_codec(const message_codec& codec) noexcept {
   std::lock_guard guard{reg.mutex};
   auto [it, fresh] = reg.codecs.emplace(codec.key, &codec);
   if (!fresh && it->second != &codec && it->second->names != codec.names) {
-    std::fprintf(stderr,
-                 "troupe: the message types %s and %s have the same wire key %llx; rename one\n",
-                 it->second->names.c_str(), codec.names.c_str(),
-                 static_cast<unsigned long long>(codec.key));
+    std::fprintf(
+        stderr, "troupe: the message types %s and %s have the same wire key %llx; rename one\n",
+        it->second->names.c_str(), codec.names.c_str(), static_cast<unsigned long long>(codec.key));
     std::abort();
   }
   return true;

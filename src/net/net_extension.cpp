@@ -14,8 +14,7 @@ namespace {
 
 class net_extension final : public actor_system::extension {
  public:
-  explicit net_extension(actor_system& system)
-      : network_(std::make_shared<network>(system)) {}
+  explicit net_extension(actor_system& system) : network_(std::make_shared<network>(system)) {}
 
   static network& of(actor_system& system) {
     static const char key = 0;

@@ -66,17 +66,16 @@ void network::join() {
     MPI_Comm_free(&comm);
     char first[17];
     char other[17];
-    std::snprintf(first, sizeof first, "%016llx",
-                  static_cast<unsigned long long>(fingerprints[0]));
+    std::snprintf(first, sizeof first, "%016llx", static_cast<unsigned long long>(fingerprints[0]));
     std::snprintf(other, sizeof other, "%016llx",
                   static_cast<unsigned long long>(fingerprints[node]));
-    throw error(errc::invalid_argument,
-                "net: node " + std::to_string(node) + " runs another program than node 0 " +
-                    "(build " + other + " against " + first +
-                    "); every node of a job must run the same binary");
+    throw error(errc::invalid_argument, "net: node " + std::to_string(node) +
+                                            " runs another program than node 0 " + "(build " +
+                                            other + " against " + first +
+                                            "); every node of a job must run the same binary");
   }
-  cluster_ = std::make_unique<troupe::cluster>(weak_from_this(), self_,
-                                               static_cast<node_id>(size_));
+  cluster_ =
+      std::make_unique<troupe::cluster>(weak_from_this(), self_, static_cast<node_id>(size_));
   if (size_ == 1) {
     MPI_Comm_free(&comm);
     return;
@@ -155,11 +154,11 @@ future<actor> network::spawn_on(node_id node, const std::string& name, message a
     }
     const auto& codec = *args.types()->codec();
     if (codec.unencodable != nullptr)
-      throw error(errc::invalid_argument,
-                  "spawn of '" + name + "' on " + node_name(node) + ": its arguments " +
-                      codec.names + " cannot cross nodes, because " +
-                      troupe::detail::type_name(*codec.unencodable) +
-                      " has no cereal serialize function");
+      throw error(errc::invalid_argument, "spawn of '" + name + "' on " + node_name(node) +
+                                              ": its arguments " + codec.names +
+                                              " cannot cross nodes, because " +
+                                              troupe::detail::type_name(*codec.unencodable) +
+                                              " has no cereal serialize function");
     return request<actor>(proxy_for(node, service_id), spawn_request{name, std::move(args)});
   } catch (const error& failure) {
     return make_exceptional_future<actor>(failure);
@@ -292,10 +291,10 @@ void network::send(const actor_proxy& proxy, mailbox_element_ptr element) {
   output_archive ar{bytes, this};
   try {
     if (codec.unencodable != nullptr)
-      throw error(errc::invalid_argument,
-                  "a message of " + codec.names + " cannot cross nodes, because " +
-                      troupe::detail::type_name(*codec.unencodable) +
-                      " has no cereal serialize function");
+      throw error(errc::invalid_argument, "a message of " + codec.names +
+                                              " cannot cross nodes, because " +
+                                              troupe::detail::type_name(*codec.unencodable) +
+                                              " has no cereal serialize function");
     ar(static_cast<std::uint64_t>(proxy.remote_id()));
     const bool has_sender = static_cast<bool>(element->sender);
     ar(has_sender);
@@ -313,12 +312,11 @@ void network::send(const actor_proxy& proxy, mailbox_element_ptr element) {
   }
   track_request(*element);
   if (ar.segments().empty() && bytes.size() <= transport_->max_frame_payload()) {
-    transport_->send_frame(node, frame_kind::message, bytes.size(), [&](std::byte* out) {
-      std::memcpy(out, bytes.data(), bytes.size());
-    });
+    transport_->send_frame(node, frame_kind::message, bytes.size(),
+                           [&](std::byte* out) { std::memcpy(out, bytes.data(), bytes.size()); });
   } else {
-    transport_->send_large(node, std::vector<std::byte>(bytes.begin(), bytes.end()),
-                           ar.segments(), element->content);
+    transport_->send_large(node, std::vector<std::byte>(bytes.begin(), bytes.end()), ar.segments(),
+                           element->content);
   }
 }
 
@@ -353,9 +351,8 @@ void network::send_down(node_id to, actor_id id, const error& reason) {
     ar(static_cast<std::uint64_t>(id),
        error{reason.code(), "(its exit reason was too long to send)"});
   }
-  transport_->send_frame(to, frame_kind::down, bytes.size(), [&](std::byte* out) {
-    std::memcpy(out, bytes.data(), bytes.size());
-  });
+  transport_->send_frame(to, frame_kind::down, bytes.size(),
+                         [&](std::byte* out) { std::memcpy(out, bytes.data(), bytes.size()); });
 }
 
 // -- receiving (progress thread) ----------------------------------------------
@@ -373,8 +370,7 @@ namespace {
 
 /// Reads what network::send wrote; throws with what went wrong, keeping what it read so far.
 void read_envelope(input_archive& ar, handle_decoder& handles, std::uint64_t& receiver,
-                   actor& sender, message_id& mid, std::vector<actor>& stages,
-                   std::uint64_t& key) {
+                   actor& sender, message_id& mid, std::vector<actor>& stages, std::uint64_t& key) {
   ar(receiver);
   bool has_sender = false;
   ar(has_sender);
@@ -433,10 +429,9 @@ void network::deliver(node_id from, actor_id receiver, actor sender, message_id 
   if (!target) target = exported_actor(receiver);
   if (!target) {
     refuse(sender, mid,
-           error{errc::request_receiver_down, "request to actor #" + std::to_string(receiver) +
-                                                  " on " + node_name(self_) + " from " +
-                                                  node_name(from) +
-                                                  " failed: the actor has ended"});
+           error{errc::request_receiver_down,
+                 "request to actor #" + std::to_string(receiver) + " on " + node_name(self_) +
+                     " from " + node_name(from) + " failed: the actor has ended"});
     return;
   }
   auto element = std::make_unique<mailbox_element>();
@@ -466,10 +461,10 @@ void network::on_frame(node_id from, frame_kind kind, std::span<const std::byte>
         }
       }
       if (!known)
-        send_down(from, id,
-                  error{errc::unreachable, "actor #" + std::to_string(id) + " on " +
-                                               node_name(self_) + " had ended before " +
-                                               node_name(from) + " watched it"});
+        send_down(
+            from, id,
+            error{errc::unreachable, "actor #" + std::to_string(id) + " on " + node_name(self_) +
+                                         " had ended before " + node_name(from) + " watched it"});
       return;
     }
     case frame_kind::down: {
@@ -617,8 +612,8 @@ void network::stop() noexcept {
   for (auto& [key, entry] : pending)
     entry.first->enqueue(make_mailbox_element(
         {}, message_id::make_request(key.second).response_id(), {},
-        error{errc::request_receiver_down, "a request from " + node_name(self_) +
-                                               " got no response before the job ended"}));
+        error{errc::request_receiver_down,
+              "a request from " + node_name(self_) + " got no response before the job ended"}));
   decltype(exports_) exports;
   {
     std::lock_guard guard{exports_mutex_};

@@ -87,7 +87,7 @@ class network final : public std::enable_shared_from_this<network>,
  private:
   struct exported {
     actor_addr weak;
-    actor strong;                  // while it may be used from other nodes
+    actor strong;                   // while it may be used from other nodes
     std::vector<node_id> watchers;  // nodes that want to hear of its end
   };
   struct decoded_envelope;

@@ -103,10 +103,9 @@ void transport::send_large(node_id to, std::vector<std::byte> header,
   const std::size_t announcement =
       sizeof(std::uint64_t) + sizeof(std::uint32_t) + segments.size() * sizeof(std::uint64_t);
   if (announcement > max_frame_payload())
-    throw error(errc::limit_reached, "net: a message of " + std::to_string(segments.size()) +
-                                         " large blocks; at most " +
-                                         std::to_string((max_frame_payload() - 12) / 8) +
-                                         " fit one message");
+    throw error(errc::limit_reached,
+                "net: a message of " + std::to_string(segments.size()) + " large blocks; at most " +
+                    std::to_string((max_frame_payload() - 12) / 8) + " fit one message");
   auto& box = *outboxes_[to];
   {
     std::lock_guard guard{box.mutex};
@@ -190,9 +189,8 @@ bool transport::ship(bool everything) {
       // A buffer goes once its writers paused (its size did not change since the last look)
       // or it is half full: alone, a message waits one turn of this loop; under load, many
       // share a buffer.
-      if (!box.current.empty() &&
-          (everything || box.current.size() == box.seen_size ||
-           box.current.size() >= buffer_bytes_ / 2)) {
+      if (!box.current.empty() && (everything || box.current.size() == box.seen_size ||
+                                   box.current.size() >= buffer_bytes_ / 2)) {
         box.full.push_back(std::move(box.current));
         box.current = fresh_buffer();
       }
@@ -398,8 +396,7 @@ void transport::stop() {
     MPI_Wait(&slot.request, MPI_STATUS_IGNORE);
   }
   for (auto& sent : sends_)
-    MPI_Waitall(static_cast<int>(sent.requests.size()), sent.requests.data(),
-                MPI_STATUSES_IGNORE);
+    MPI_Waitall(static_cast<int>(sent.requests.size()), sent.requests.data(), MPI_STATUSES_IGNORE);
   sends_.clear();
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }

@@ -39,7 +39,8 @@ class frame_handler {
   virtual void on_frame(node_id from, frame_kind kind, std::span<const std::byte> payload) = 0;
   /// The header of a large message from `from`; `segment_bytes` are the sizes it announced.
   virtual std::unique_ptr<incoming_large> on_large_header(
-      node_id from, std::vector<std::byte> header, const std::vector<std::uint64_t>& segment_bytes) = 0;
+      node_id from, std::vector<std::byte> header,
+      const std::vector<std::uint64_t>& segment_bytes) = 0;
   /// True if no actor of this node runs or can be woken by anything but a message.
   virtual bool locally_quiet() = 0;
   /// Every node is shutting down and none can wake another: the job is over.

@@ -56,10 +56,18 @@ TEST(serialization, standard_types_and_a_user_type_round_trip) {
   using all = std::tuple<int, double, std::string, std::vector<int>, std::map<std::string, int>,
                          std::optional<float>, std::variant<int, std::string>, troupe::errc,
                          troupe::error, sample>;
-  all sent{-3, 2.5, "text", {1, 2, 3}, {{"k", 9}}, 1.5f, std::string{"v"}, troupe::errc::kill,
-           troupe::error{troupe::errc::out_of_range, "what"}, sample{4, {"a", "b"}}};
-  auto back = std::apply(
-      [](auto... xs) { return round_trip(troupe::detail::no_segments, xs...); }, sent);
+  all sent{-3,
+           2.5,
+           "text",
+           {1, 2, 3},
+           {{"k", 9}},
+           1.5f,
+           std::string{"v"},
+           troupe::errc::kill,
+           troupe::error{troupe::errc::out_of_range, "what"},
+           sample{4, {"a", "b"}}};
+  auto back =
+      std::apply([](auto... xs) { return round_trip(troupe::detail::no_segments, xs...); }, sent);
   ASSERT_TRUE((back.match<int, double, std::string, std::vector<int>, std::map<std::string, int>,
                           std::optional<float>, std::variant<int, std::string>, troupe::errc,
                           troupe::error, sample>()));
@@ -69,7 +77,8 @@ TEST(serialization, standard_types_and_a_user_type_round_trip) {
   EXPECT_EQ(back.get_as<std::vector<int>>(3), (std::vector<int>{1, 2, 3}));
   EXPECT_EQ((back.get_as<std::map<std::string, int>>(4)), (std::map<std::string, int>{{"k", 9}}));
   EXPECT_EQ(back.get_as<std::optional<float>>(5), 1.5f);
-  EXPECT_EQ((back.get_as<std::variant<int, std::string>>(6)), (std::variant<int, std::string>{"v"}));
+  EXPECT_EQ((back.get_as<std::variant<int, std::string>>(6)),
+            (std::variant<int, std::string>{"v"}));
   EXPECT_EQ(back.get_as<troupe::errc>(7), troupe::errc::kill);
   EXPECT_EQ(back.get_as<troupe::error>(8).code(), troupe::errc::out_of_range);
   EXPECT_STREQ(back.get_as<troupe::error>(8).what(), "what");
@@ -125,6 +134,7 @@ TEST(serialization, damaged_bytes_fail_with_an_error_not_a_crash) {
   auto with_handle = troupe::make_message(a);
   std::vector<std::byte> more;
   troupe::output_archive handles{more};
-  EXPECT_THROW(with_handle.types()->codec()->save(with_handle, handles, troupe::detail::no_segments),
-               troupe::error);
+  EXPECT_THROW(
+      with_handle.types()->codec()->save(with_handle, handles, troupe::detail::no_segments),
+      troupe::error);
 }

@@ -16,7 +16,10 @@ int main(int argc, char** argv) {
   troupe::config cfg;
   cfg.threads = 2;
   cfg.add_actor_type("doomed", [](troupe::event_based_actor*) -> troupe::behavior {
-    return {[](int) -> int { std::raise(SIGKILL); return 0; }};
+    return {[](int) -> int {
+      std::raise(SIGKILL);
+      return 0;
+    }};
   });
   if (mode == "different_program") {
     // Build ids differ between the two binaries; the constructor refuses on every node.

@@ -61,9 +61,8 @@ struct fragile {
 troupe::config net_config() {
   troupe::config cfg;
   cfg.threads = 2;
-  cfg.add_actor_type("adder", [](event_based_actor*) -> behavior {
-    return {[](int a, int b) { return a + b; }};
-  });
+  cfg.add_actor_type(
+      "adder", [](event_based_actor*) -> behavior { return {[](int a, int b) { return a + b; }}; });
   cfg.add_actor_type("scaler", [](event_based_actor*, int factor) -> behavior {
     return {[factor](int x) { return x * factor; }};
   });
@@ -206,8 +205,8 @@ TEST(net, the_standard_types_and_errors_cross_nodes) {
   using all = std::tuple<std::string, std::vector<int>, std::map<std::string, int>,
                          std::unordered_map<int, std::string>, std::optional<double>,
                          std::variant<int, std::string>, std::tuple<int, char, bool>,
-                         std::pair<std::int64_t, float>, std::array<std::uint16_t, 3>,
-                         troupe::errc, troupe::error>;
+                         std::pair<std::int64_t, float>, std::array<std::uint16_t, 3>, troupe::errc,
+                         troupe::error>;
   all sent{"text",
            {1, -2, 3},
            {{"a", 1}, {"b", 2}},
@@ -219,8 +218,8 @@ TEST(net, the_standard_types_and_errors_cross_nodes) {
            {1, 2, 3},
            troupe::errc::kill,
            troupe::error{troupe::errc::out_of_range, "an error value"}};
-  auto back = std::apply(
-      [&](auto&... xs) { return troupe::request<all>(echo, xs...).get(); }, sent);
+  auto back =
+      std::apply([&](auto&... xs) { return troupe::request<all>(echo, xs...).get(); }, sent);
   EXPECT_EQ(std::get<0>(back), std::get<0>(sent));
   EXPECT_EQ(std::get<1>(back), std::get<1>(sent));
   EXPECT_EQ(std::get<2>(back), std::get<2>(sent));
@@ -312,7 +311,8 @@ TEST(net, a_link_across_nodes_carries_the_exit) {
   auto reported = seen.get_future();
   auto linked = sys.spawn(
       [&seen](event_based_actor* self, actor target) -> behavior {
-        self->set_exit_handler([&seen](troupe::exit_msg& exit) { seen.set_value(exit.reason.code()); });
+        self->set_exit_handler(
+            [&seen](troupe::exit_msg& exit) { seen.set_value(exit.reason.code()); });
         self->link_to(target);
         return {[](int) {}};
       },

@@ -232,11 +232,13 @@ actor_factory make_actor_factory(const std::string& name, F make, type_list<Self
   const std::string arguments = type_names(type_list_of<strip_t<Args>...>);
   auto spawn = [make, name, arguments](actor_system& system, const message& given) -> actor {
     if (!given.match<strip_t<Args>...>())
-      throw error(errc::invalid_argument, "spawn of actor type '" + name + "': expected arguments " +
-                                              arguments + ", found " + given.type_names());
+      throw error(errc::invalid_argument, "spawn of actor type '" + name +
+                                              "': expected arguments " + arguments + ", found " +
+                                              given.type_names());
     return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
       return system.spawn(make, given.get_as<strip_t<Args>>(Is)...);
-    }(std::index_sequence_for<Args...>{});
+    }
+    (std::index_sequence_for<Args...>{});
   };
   return actor_factory{arguments, std::move(spawn)};
 }

@@ -1,14 +1,14 @@
 #pragma once
 
-#include <cstddef>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <new>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <tuple>
+#include <type_traits>
 #include <typeinfo>
 #include <unordered_map>
 #include <utility>
@@ -25,8 +25,10 @@ namespace troupe::detail {
 template <class T>
 struct is_contiguous_block : std::false_type {};
 template <class T, class A>
-requires(std::is_arithmetic_v<T> || std::is_same_v<T, std::byte>)
-struct is_contiguous_block<std::vector<T, A>> : std::true_type {};
+requires(std::is_arithmetic_v<T> ||
+         std::is_same_v<T, std::byte>) struct is_contiguous_block<std::vector<T, A>>
+    : std::true_type {
+};
 template <>
 struct is_contiguous_block<std::string> : std::true_type {};
 
@@ -53,11 +55,10 @@ template <class A, class B>
 struct crosses_nodes<std::pair<A, B>>
     : std::bool_constant<crosses_nodes<A>::value && crosses_nodes<B>::value> {};
 template <class... Ts>
-struct crosses_nodes<std::tuple<Ts...>> : std::bool_constant<(crosses_nodes<Ts>::value && ...)> {
-};
+struct crosses_nodes<std::tuple<Ts...>> : std::bool_constant<(crosses_nodes<Ts>::value && ...)> {};
 template <class... Ts>
-struct crosses_nodes<std::variant<Ts...>>
-    : std::bool_constant<(crosses_nodes<Ts>::value && ...)> {};
+struct crosses_nodes<std::variant<Ts...>> : std::bool_constant<(crosses_nodes<Ts>::value && ...)> {
+};
 
 template <class T>
 inline constexpr bool can_cross_nodes = is_contiguous_block<T>::value || crosses_nodes<T>::value;

@@ -42,8 +42,8 @@ class input_archive : public cereal::InputArchive<input_archive, cereal::AllowEm
   void read(void* data, std::size_t size) {
     if (size > remaining())
       throw error(errc::invalid_argument, "input_archive: " + std::to_string(size) +
-                                              " bytes wanted where " +
-                                              std::to_string(remaining()) + " are left");
+                                              " bytes wanted where " + std::to_string(remaining()) +
+                                              " are left");
     std::memcpy(data, bytes_.data() + position_, size);
     position_ += size;
   }

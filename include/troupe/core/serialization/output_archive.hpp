@@ -18,7 +18,8 @@ class abstract_actor;
 /// data of arithmetic type is copied as it lies, never element by element. Where the caller
 /// allows it, large top-level blocks are not copied at all but recorded as segments, which the
 /// transport sends from where they lie.
-class output_archive : public cereal::OutputArchive<output_archive, cereal::AllowEmptyClassElision> {
+class output_archive
+    : public cereal::OutputArchive<output_archive, cereal::AllowEmptyClassElision> {
  public:
   // -- constructors ---------------------------------------------------------
 
