@@ -320,12 +320,10 @@ void network::send(const actor_proxy& proxy, mailbox_element_ptr element) {
   }
 }
 
-message_id network::track_request(const mailbox_element& element) {
-  if (!element.mid.is_request() || !element.sender || element.sender->is_remote())
-    return element.mid;
+void network::track_request(const mailbox_element& element) {
+  if (!element.mid.is_request() || !element.sender || element.sender->is_remote()) return;
   std::lock_guard guard{pending_mutex_};
-  pending_[{element.sender.id(), element.mid.sequence()}] = {element.sender, 0};
-  return element.mid;
+  pending_[{element.sender.id(), element.mid.sequence()}] = element.sender;
 }
 
 void network::watch(actor_proxy& proxy) {
@@ -356,15 +354,6 @@ void network::send_down(node_id to, actor_id id, const error& reason) {
 }
 
 // -- receiving (progress thread) ----------------------------------------------
-
-struct network::decoded_envelope {
-  actor_id receiver = 0;
-  actor sender;
-  message_id mid;
-  std::vector<actor> stages;
-  const troupe::detail::message_codec* codec = nullptr;
-  message content;
-};
 
 namespace {
 
@@ -422,7 +411,7 @@ void network::deliver(node_id from, actor_id receiver, actor sender, message_id 
     std::lock_guard guard{pending_mutex_};
     auto it = pending_.find({receiver, mid.sequence()});
     if (it != pending_.end()) {
-      target = std::move(it->second.first);
+      target = std::move(it->second);
       pending_.erase(it);
     }
   }
@@ -609,8 +598,8 @@ void network::stop() noexcept {
     std::lock_guard guard{pending_mutex_};
     pending.swap(pending_);
   }
-  for (auto& [key, entry] : pending)
-    entry.first->enqueue(make_mailbox_element(
+  for (auto& [key, sender] : pending)
+    sender->enqueue(make_mailbox_element(
         {}, message_id::make_request(key.second).response_id(), {},
         error{errc::request_receiver_down,
               "a request from " + node_name(self_) + " got no response before the job ended"}));

@@ -90,7 +90,6 @@ class network final : public std::enable_shared_from_this<network>,
     actor strong;                   // while it may be used from other nodes
     std::vector<node_id> watchers;  // nodes that want to hear of its end
   };
-  struct decoded_envelope;
 
   wire_handle export_actor(const actor& handle, bool keep_alive);
   actor exported_actor(actor_id id);
@@ -100,7 +99,7 @@ class network final : public std::enable_shared_from_this<network>,
   void receive_message(node_id from, std::span<const std::byte> payload);
   void check_node(node_id node, const char* what) const;
   void spawn_service();
-  message_id track_request(const mailbox_element& element);
+  void track_request(const mailbox_element& element);
 
   actor_system& system_;
   node_id self_ = 0;
@@ -121,7 +120,7 @@ class network final : public std::enable_shared_from_this<network>,
 
   std::mutex pending_mutex_;
   // Requests sent to other nodes, by (sender id, sequence): keeps the sender until its response.
-  std::map<std::pair<actor_id, std::uint64_t>, std::pair<actor, node_id>> pending_;
+  std::map<std::pair<actor_id, std::uint64_t>, actor> pending_;
 
   std::mutex registry_mutex_;
   std::unordered_map<std::string, actor> draining_registry_;  // served while the job ends
