@@ -373,9 +373,25 @@ class harness {
         }
       }
     }
-    print(measured);
-    append(benchmark, parameters, measured);
+    report(benchmark, parameters, measured);
     return measured;
+  }
+
+  /// A rate in the CSV's metric and value columns: `amount` units per run (bytes, messages)
+  /// divided by the median time, named `metric` ("GB/s" counts amount in bytes, 1e9 a unit).
+  struct rate {
+    std::string metric;
+    double amount = 0;
+  };
+
+  /// Prints the table of `measured` (timed by the caller, variants alternating run by run) and
+  /// appends its CSV rows, with `per_run` as the rate if given.
+  void report(const std::string& benchmark, const std::string& parameters,
+              const std::vector<measurement>& measured, const rate& per_run = {}) {
+    for (const measurement& result : measured)
+      if (!result.ok) failed_ = true;
+    print(measured, per_run);
+    append(benchmark, parameters, measured, per_run);
   }
 
   /// Reports --only names that matched no benchmark; returns the process exit code.
@@ -388,13 +404,22 @@ class harness {
     failed_ = true;
   }
 
-  void print(const std::vector<measurement>& measured) const {
+  static double rate_of(const rate& per_run, double seconds) {
+    const double scale = per_run.metric.rfind("GB/", 0) == 0 ? 1e9 : 1.0;
+    return per_run.amount / scale / seconds;
+  }
+
+  void print(const std::vector<measurement>& measured, const rate& per_run) const {
     char line[160];
     std::snprintf(line, sizeof line, "  %-16s %5s %12s %12s %12s  %s\n", "variant", "runs",
                   "median_s", "min_s", "max_s", "check");
     std::cout << line;
     for (const measurement& result : measured) {
-      if (result.usable()) {
+      if (result.usable() && !per_run.metric.empty()) {
+        std::snprintf(line, sizeof line, "  %-16s %5zu %12.6g %12.6g %12.6g  ok  %.4g %s\n",
+                      result.variant.c_str(), result.seconds.size(), result.median(), result.min(),
+                      result.max(), rate_of(per_run, result.median()), per_run.metric.c_str());
+      } else if (result.usable()) {
         std::snprintf(line, sizeof line, "  %-16s %5zu %12.6g %12.6g %12.6g  ok\n",
                       result.variant.c_str(), result.seconds.size(), result.median(), result.min(),
                       result.max());
@@ -405,26 +430,25 @@ class harness {
       }
       std::cout << line;
     }
-    // The baseline is the first variant that is not troupe's own.
-    auto baseline = std::find_if(measured.begin(), measured.end(), [](const measurement& result) {
-      return !is_troupe(result.variant);
-    });
-    if (baseline == measured.end()) return;
-    for (const measurement& result : measured) {
-      if (!is_troupe(result.variant)) continue;
-      std::cout << "  ratio " << result.variant << '/' << baseline->variant << " (median): ";
-      if (result.usable() && baseline->usable()) {
-        std::snprintf(line, sizeof line, "%.3g", result.median() / baseline->median());
-        std::cout << line << '\n';
-      } else {
-        std::cout << "n/a (a check failed)\n";
+    // Each troupe variant against each baseline (the variants that are not troupe's own).
+    for (const measurement& baseline : measured) {
+      if (is_troupe(baseline.variant)) continue;
+      for (const measurement& result : measured) {
+        if (!is_troupe(result.variant)) continue;
+        std::cout << "  ratio " << result.variant << '/' << baseline.variant << " (median): ";
+        if (result.usable() && baseline.usable()) {
+          std::snprintf(line, sizeof line, "%.3g", result.median() / baseline.median());
+          std::cout << line << '\n';
+        } else {
+          std::cout << "n/a (a check failed)\n";
+        }
       }
     }
     std::cout << std::endl;
   }
 
   void append(const std::string& benchmark, const std::string& parameters,
-              const std::vector<measurement>& measured) const {
+              const std::vector<measurement>& measured, const rate& per_run) const {
     std::filesystem::path file = options_.csv;
     if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
     bool fresh = !std::filesystem::exists(file) || std::filesystem::file_size(file) == 0;
@@ -441,8 +465,12 @@ class harness {
           << detail::csv_field(result.variant) << ",cpu," << detail::csv_field(device_) << ','
           << result.seconds.size() << ',' << (usable ? detail::seconds_text(result.median()) : "")
           << ',' << (usable ? detail::seconds_text(result.min()) : "") << ','
-          << (usable ? detail::seconds_text(result.max()) : "") << ",,,"
-          << (usable ? "\"ok\"" : "\"fail\"") << ',' << detail::csv_field(commit_) << ',' << date_
+          << (usable ? detail::seconds_text(result.max()) : "") << ','
+          << detail::csv_field(per_run.metric) << ','
+          << (usable && !per_run.metric.empty()
+                  ? detail::seconds_text(rate_of(per_run, result.median()))
+                  : "")
+          << ',' << (usable ? "\"ok\"" : "\"fail\"") << ',' << detail::csv_field(commit_) << ',' << date_
           << '\n';
     }
     if (!out) throw std::runtime_error("cannot write CSV rows to " + file.string());
