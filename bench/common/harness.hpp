@@ -312,6 +312,13 @@ inline std::string seconds_text(double seconds) {
 
 }  // namespace detail
 
+/// A rate in the CSV's metric and value columns: `amount` units per run (bytes, messages)
+/// divided by the median time, named `metric` ("GB/s" counts amount in bytes, 1e9 a unit).
+struct rate {
+  std::string metric;
+  double amount = 0;
+};
+
 /// Runs comparisons for one executable: times variants side by side, prints the table and
 /// appends the CSV rows.
 class harness {
@@ -377,17 +384,10 @@ class harness {
     return measured;
   }
 
-  /// A rate in the CSV's metric and value columns: `amount` units per run (bytes, messages)
-  /// divided by the median time, named `metric` ("GB/s" counts amount in bytes, 1e9 a unit).
-  struct rate {
-    std::string metric;
-    double amount = 0;
-  };
-
   /// Prints the table of `measured` (timed by the caller, variants alternating run by run) and
   /// appends its CSV rows, with `per_run` as the rate if given.
   void report(const std::string& benchmark, const std::string& parameters,
-              const std::vector<measurement>& measured, const rate& per_run = {}) {
+              const std::vector<measurement>& measured, const rate& per_run = rate{}) {
     for (const measurement& result : measured)
       if (!result.ok) failed_ = true;
     print(measured, per_run);

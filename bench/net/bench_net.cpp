@@ -24,6 +24,7 @@
 
 #include "common/harness.hpp"
 #include "net/net_caf.hpp"
+#include "troupe/async/promise.hpp"
 #include "troupe/net.hpp"
 
 namespace {
@@ -251,7 +252,7 @@ class net_bench {
 
   void compare(const std::string& benchmark, const std::string& params,
                std::vector<variant_run> variants, std::int64_t expected,
-               troupe::bench::harness::rate per_run) {
+               troupe::bench::rate per_run) {
     std::vector<measurement> measured(variants.size());
     for (std::size_t v = 0; v < variants.size(); ++v) measured[v].variant = variants[v].name;
     const auto& settings = bench_.settings();
@@ -390,19 +391,28 @@ int main(int argc, char** argv) {
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
     troupe::actor_system sys{troupe_config(settings.threads)};
-    troupe::bench::net_caf caf{settings.threads};
+    auto caf = std::make_unique<troupe::bench::net_caf>(settings.threads);
+    MPI_Request caf_done;
     if (rank == 1) {
-      auto ports = caf.publish();
+      auto ports = caf->publish();
       MPI_Send(&ports, sizeof ports, MPI_BYTE, 0, 0, comm);
       serve_mpi(comm);
+      // CAF's client side ends first: a CAF system whose peer has gone waits for it in its
+      // destructor.
+      MPI_Ibarrier(comm, &caf_done);
+      wait_gently(caf_done);
     } else {
       troupe::bench::net_caf::ports ports;
       MPI_Recv(&ports, sizeof ports, MPI_BYTE, 1, 0, comm, MPI_STATUS_IGNORE);
-      caf.connect(ports);
+      caf->connect(ports);
       status = troupe::bench::run_main("net", argc, argv, [&](troupe::bench::harness& bench) {
-        drive(bench, sys, comm, caf);
+        drive(bench, sys, comm, *caf);
       });
+      caf.reset();
+      MPI_Ibarrier(comm, &caf_done);
+      wait_gently(caf_done);
     }
+    caf.reset();
     MPI_Comm_free(&comm);
   }
   int worst = 0;

@@ -90,16 +90,26 @@ struct net_caf::state {
   caf::actor_system system;
   caf::actor echo;
   caf::actor sink;
+  bool published = false;
 };
 
 net_caf::net_caf(int threads) : state_(std::make_unique<state>(threads)) {}
 
-net_caf::~net_caf() = default;
+net_caf::~net_caf() {
+  // The actors this side spawned are done or told to end; CAF 0.17 would otherwise wait in its
+  // destructor for an actor of its own middleman that a remote_actor left running.
+  if (state_->published) {
+    caf::anon_send_exit(state_->echo, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(state_->sink, caf::exit_reason::user_shutdown);
+  }
+  state_->system.await_actors_before_shutdown(false);
+}
 
 net_caf::ports net_caf::publish() {
   auto& system = state_->system;
   state_->echo = system.spawn(echo_actor);
   state_->sink = system.spawn(sink_actor);
+  state_->published = true;
   ports where;
   where.echo = value_or_throw(system.middleman().publish(state_->echo, 0, "127.0.0.1"), system,
                               "caf publish echo");

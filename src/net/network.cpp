@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <thread>
 #include <string>
 #include <utility>
 
@@ -24,6 +25,19 @@ constexpr std::size_t segment_bytes = 32 * 1024;
 
 std::string node_name(node_id node) {
   return "node " + std::to_string(node);
+}
+
+/// Whether this host has a core for each node's workers and progress thread: then a progress
+/// thread may poll while idle, else it must yield at once (a ping-pong on two oversubscribed
+/// cores took 4 times as long with polling: bench-net, 2026-12-06).
+bool cores_to_spare(MPI_Comm comm, std::size_t workers) {
+  MPI_Comm host;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+  int nodes_here = 1;
+  MPI_Comm_size(host, &nodes_here);
+  MPI_Comm_free(&host);
+  const std::size_t threads_needed = static_cast<std::size_t>(nodes_here) * (workers + 1);
+  return threads_needed <= std::thread::hardware_concurrency();
 }
 
 }  // namespace
@@ -81,7 +95,7 @@ void network::join() {
     return;
   }
   spawn_service();
-  transport_ = std::make_unique<transport>(comm, *this, buffer_bytes);
+  transport_ = std::make_unique<transport>(comm, *this, buffer_bytes, cores_to_spare(comm, system_.settings().resolved_threads()));
   system_.default_executor().work_started();
   holding_ = true;
   transport_->start();

@@ -15,6 +15,11 @@ namespace {
 constexpr std::size_t posted_receives = 8;
 // MPI counts in int: larger blocks go in pieces of this size.
 constexpr std::size_t largest_piece = std::size_t{1} << 30;
+// The progress thread's idle steps: polling (where the host has a core to spare for it), then
+// yielding, then naps (see run).
+constexpr auto spin_time = std::chrono::microseconds{50};
+constexpr auto yield_time = std::chrono::milliseconds{2};
+constexpr auto nap_time = std::chrono::microseconds{50};
 // Between two looks for the end of the job while some node is still busy.
 constexpr auto round_pause = std::chrono::microseconds{200};
 
@@ -41,8 +46,9 @@ bool all_done(std::vector<MPI_Request>& requests) {
 
 }  // namespace
 
-transport::transport(MPI_Comm comm, frame_handler& handler, std::size_t buffer_bytes)
-    : comm_(comm), handler_(handler), buffer_bytes_(buffer_bytes) {
+transport::transport(MPI_Comm comm, frame_handler& handler, std::size_t buffer_bytes,
+                     bool spin)
+    : comm_(comm), handler_(handler), buffer_bytes_(buffer_bytes), spin_(spin) {
   MPI_Comm_rank(comm_, &self_);
   MPI_Comm_size(comm_, &size_);
   for (int i = 0; i < size_; ++i) {
@@ -136,29 +142,30 @@ void transport::begin_draining() noexcept {
 // -- the progress thread ------------------------------------------------------
 
 void transport::run() {
-  std::size_t idle = 0;
+  using clock = std::chrono::steady_clock;
+  auto last_busy = clock::now();
   while (!final_done_) {
     bool busy = poll_receives();
     busy |= poll_large();
     busy |= ship(stopping_.load(std::memory_order_acquire));
     busy |= complete_sends();
     busy |= poll_termination();
+    const auto now = clock::now();
     if (busy) {
-      idle = 0;
+      last_busy = now;
       continue;
     }
-    // Idle: spin a little (a reply is often on its way), then yield, then sleep in short naps
-    // that a sender cuts short. MPI has no wait that a sender could interrupt.
-    ++idle;
-    if (idle < 256) continue;
-    if (idle < 4096) {
+    // Idle: poll on for a while (an answer is often on its way), then yield the core, then nap
+    // in short sleeps that a sender cuts short. MPI has no wait that a sender could interrupt.
+    const auto idle = now - last_busy;
+    if (spin_ && idle < spin_time) continue;
+    if (idle < yield_time) {
       std::this_thread::yield();
       continue;
     }
     std::unique_lock lock{sleep_mutex_};
     sleeping_.store(true, std::memory_order_release);
-    if (!pending_output_.load(std::memory_order_acquire))
-      sleep_cv_.wait_for(lock, std::chrono::microseconds{100});
+    if (!pending_output_.load(std::memory_order_acquire)) sleep_cv_.wait_for(lock, nap_time);
     sleeping_.store(false, std::memory_order_release);
   }
 }

@@ -54,8 +54,9 @@ class transport {
  public:
   // -- constructors ---------------------------------------------------------
 
-  /// Takes `comm` (freed by stop); frames go up to `handler`.
-  transport(MPI_Comm comm, frame_handler& handler, std::size_t buffer_bytes);
+  /// Takes `comm` (freed by stop); frames go up to `handler`. With `spin`, the idle progress
+  /// thread polls for a while before it yields its core (for when it has a core of its own).
+  transport(MPI_Comm comm, frame_handler& handler, std::size_t buffer_bytes, bool spin);
   transport(const transport&) = delete;
   transport& operator=(const transport&) = delete;
   ~transport();
@@ -137,6 +138,7 @@ class transport {
   MPI_Comm comm_;
   frame_handler& handler_;
   const std::size_t buffer_bytes_;
+  const bool spin_;
   int self_ = 0;
   int size_ = 1;
   std::vector<std::unique_ptr<outbox>> outboxes_;
