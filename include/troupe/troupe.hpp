@@ -5,3 +5,4 @@
 #include "troupe/core.hpp"
 #include "troupe/device.hpp"
 #include "troupe/kernel.hpp"
+#include "troupe/net.hpp"

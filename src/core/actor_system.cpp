@@ -49,6 +49,7 @@ void actor_system::shutdown_unstarted() noexcept {
 }
 
 actor_system::~actor_system() {
+  shutting_down_.store(true, std::memory_order_release);
   {
     std::lock_guard guard{extensions_mutex_};
     for (auto& [key, ext] : extensions_) ext->shutdown_started();
@@ -65,6 +66,13 @@ actor_system::~actor_system() {
   while (!extensions.empty()) extensions.pop_back();  // newest first
   timers_->stop();
   scheduler_->stop();
+}
+
+actor_system::extension* actor_system::find_extension(const void* key) {
+  std::lock_guard guard{extensions_mutex_};
+  for (auto& [k, ext] : extensions_)
+    if (k == key) return ext.get();
+  return nullptr;
 }
 
 actor_system::extension& actor_system::extension_for(

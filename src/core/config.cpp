@@ -43,7 +43,15 @@ std::string parse_completion(const std::string& where, const std::string& text) 
   return text;
 }
 
+std::string parse_nodes(const std::string& where, const std::string& text) {
+  if (text != "auto" && text != "off")
+    throw error(errc::invalid_argument, where + ": expected 'auto' or 'off', found '" + text + "'");
+  return text;
+}
+
 void read_environment(config& cfg) {
+  if (const char* value = std::getenv("TROUPE_NODES"))
+    cfg.nodes = parse_nodes("environment variable TROUPE_NODES", value);
   if (const char* value = std::getenv("TROUPE_DEVICE_COMPLETION"))
     cfg.device_completion =
         parse_completion("environment variable TROUPE_DEVICE_COMPLETION", value);
@@ -74,6 +82,8 @@ config::config(int argc, const char* const* argv) {
   std::string completion_text;
   app.add_option("--troupe.device-completion", completion_text);
   app.add_option("--troupe.kernel-cache", kernel_cache);
+  std::string nodes_text;
+  app.add_option("--troupe.nodes", nodes_text);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -87,6 +97,7 @@ config::config(int argc, const char* const* argv) {
     spare_threads =
         parse_count("command-line option --troupe.spare-threads", spares_text, no_spares);
 
+  if (!nodes_text.empty()) nodes = parse_nodes("command-line option --troupe.nodes", nodes_text);
   if (!completion_text.empty())
     device_completion =
         parse_completion("command-line option --troupe.device-completion", completion_text);
@@ -97,8 +108,8 @@ config::config(int argc, const char* const* argv) {
       throw error(errc::invalid_argument,
                   "command line: unknown option '" + arg +
                       "'; troupe knows --troupe.threads, --troupe.throughput, "
-                      "--troupe.spare-threads, --troupe.device-completion and "
-                      "--troupe.kernel-cache");
+                      "--troupe.spare-threads, --troupe.device-completion, "
+                      "--troupe.kernel-cache and --troupe.nodes");
     remaining_args.push_back(arg);
   }
 }

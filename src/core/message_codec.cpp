@@ -1,5 +1,8 @@
 #include "troupe/core/detail/message_codec.hpp"
 
+#include <dlfcn.h>
+
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -24,9 +27,10 @@ codec_registry& registry() {
 
 }  // namespace
 
-std::uint64_t codec_key(const type_list_info& types) noexcept {
-  // FNV-1a over the mangled names, each followed by a separator: equal on every node that runs
-  // the same program, which the net layer checks as the nodes join.
+std::uint64_t codec_key(const type_list_info& types, const void* anchor) noexcept {
+  // FNV-1a over the mangled names, each followed by a separator, and over the anchor's offset in
+  // its module and that module's name: equal on every node that runs the same program, which the
+  // net layer checks as the nodes join.
   std::uint64_t hash = 0xcbf29ce484222325ULL;
   auto mix = [&](std::string_view text) {
     for (char c : text) {
@@ -38,6 +42,17 @@ std::uint64_t codec_key(const type_list_info& types) noexcept {
     mix(types.types[i]->name());
     mix(",");
   }
+  Dl_info module{};
+  if (dladdr(anchor, &module) != 0 && module.dli_fbase != nullptr) {
+    const auto offset = reinterpret_cast<std::uintptr_t>(anchor) -
+                        reinterpret_cast<std::uintptr_t>(module.dli_fbase);
+    mix(std::string_view{reinterpret_cast<const char*>(&offset), sizeof offset});
+    // The file's name without its folder: nodes may start the program by different paths.
+    if (module.dli_fname != nullptr) {
+      const std::string_view path{module.dli_fname};
+      mix(path.substr(path.rfind('/') == std::string_view::npos ? 0 : path.rfind('/') + 1));
+    }
+  }
   return hash;
 }
 
@@ -45,7 +60,7 @@ bool register_codec(const message_codec& codec) noexcept {
   auto& reg = registry();
   std::lock_guard guard{reg.mutex};
   auto [it, fresh] = reg.codecs.emplace(codec.key, &codec);
-  if (!fresh && it->second != &codec && it->second->names != codec.names) {
+  if (!fresh && it->second != &codec) {
     std::fprintf(
         stderr, "troupe: the message types %s and %s have the same wire key %llx; rename one\n",
         it->second->names.c_str(), codec.names.c_str(), static_cast<unsigned long long>(codec.key));

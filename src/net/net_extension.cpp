@@ -18,6 +18,12 @@ class net_extension final : public actor_system::extension {
 
   static network& of(actor_system& system) {
     static const char key = 0;
+    if (auto* found = system.find_extension(&key))
+      return *static_cast<net_extension*>(found)->network_;
+    // Joining is collective: a node whose system is ending must not start it alone.
+    if (system.shutting_down())
+      throw error(errc::system_gone,
+                  "net: the actor system is shutting down; its nodes can no longer be reached");
     auto& ext = static_cast<net_extension&>(
         system.extension_for(&key, [](actor_system& sys) -> std::unique_ptr<extension> {
           auto fresh = std::make_unique<net_extension>(sys);
@@ -48,11 +54,6 @@ future<actor> actor_system::spawn_on_with(node_id node, const std::string& name,
 
 future<actor> actor_system::lookup_on(node_id node, const std::string& name) {
   return net::detail::net_extension::of(*this).lookup_on(node, name);
-}
-
-future<void> cluster::left(node_id node) const {
-  if (auto net = network_.lock()) return net->left(node);
-  return make_ready_future();
 }
 
 }  // namespace troupe

@@ -2,8 +2,8 @@
 
 #include <cstdio>
 #include <exception>
-#include <thread>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "net/actor_proxy.hpp"
@@ -22,6 +22,8 @@ namespace {
 // and more sent from where they lie.
 constexpr std::size_t buffer_bytes = 64 * 1024;
 constexpr std::size_t segment_bytes = 32 * 1024;
+// Exit reasons kept for watches that arrive after their actor ended.
+constexpr std::size_t remembered_ends = 4096;
 
 std::string node_name(node_id node) {
   return "node " + std::to_string(node);
@@ -53,8 +55,8 @@ network::network(actor_system& system) : system_(system) {}
 network::~network() = default;
 
 void network::join() {
-  if (!troupe::detail::running_under_mpi()) {
-    cluster_ = std::make_unique<troupe::cluster>(weak_from_this(), 0, 1);
+  if (system_.settings().nodes == "off" || !troupe::detail::running_under_mpi()) {
+    cluster_ = std::make_unique<troupe::cluster>(0, 1);
     return;
   }
   const int provided = troupe::detail::initialize_mpi(nullptr, nullptr);
@@ -88,14 +90,14 @@ void network::join() {
                                             other + " against " + first +
                                             "); every node of a job must run the same binary");
   }
-  cluster_ =
-      std::make_unique<troupe::cluster>(weak_from_this(), self_, static_cast<node_id>(size_));
+  cluster_ = std::make_unique<troupe::cluster>(self_, static_cast<node_id>(size_));
   if (size_ == 1) {
     MPI_Comm_free(&comm);
     return;
   }
   spawn_service();
-  transport_ = std::make_unique<transport>(comm, *this, buffer_bytes, cores_to_spare(comm, system_.settings().resolved_threads()));
+  transport_ = std::make_unique<transport>(
+      comm, *this, buffer_bytes, cores_to_spare(comm, system_.settings().resolved_threads()));
   system_.default_executor().work_started();
   holding_ = true;
   transport_->start();
@@ -193,18 +195,6 @@ future<actor> network::lookup_on(node_id node, const std::string& name) {
   }
 }
 
-future<void> network::left(node_id node) {
-  try {
-    check_node(node, "left");
-  } catch (const error& failure) {
-    return make_exceptional_future<void>(failure);
-  }
-  std::lock_guard guard{left_mutex_};
-  if (left_) return make_ready_future();
-  left_promises_.emplace_back();
-  return left_promises_.back().get_future();
-}
-
 // -- handles ------------------------------------------------------------------
 
 wire_handle network::encode(const actor& handle) {
@@ -256,6 +246,13 @@ void network::actor_ended(actor_id id, const error& reason) {
     if (it == exports_.end()) return;
     entry = std::move(it->second);
     exports_.erase(it);
+    // A watch may still be on its way (sent as the actor ended): it gets the real reason.
+    if (ended_order_.size() == remembered_ends) {
+      ended_.erase(ended_order_.front());
+      ended_order_.pop_front();
+    }
+    ended_.insert_or_assign(id, reason);
+    ended_order_.push_back(id);
   }
   for (node_id watcher : entry.watchers) send_down(watcher, id, reason);
   // entry.strong goes here, outside the lock: releasing it may run on_unreachable.
@@ -291,46 +288,114 @@ void network::refuse(const actor& sender, message_id mid, const error& reason) {
   sender->enqueue(make_mailbox_element({}, mid.response_id(), {}, reason));
 }
 
+namespace {
+
+/// The bytes a message is written into before they go to the transport: one buffer per thread,
+/// and a fresh one for a send made while that thread's buffer is in use (writing a message can
+/// release the last handle to an actor whose end sends on).
+class send_buffer {
+ public:
+  send_buffer() : bytes_(in_use_ ? own_ : shared_) {
+    owner_ = !in_use_;
+    in_use_ = true;
+    bytes_.clear();
+  }
+  ~send_buffer() {
+    if (owner_) in_use_ = false;
+  }
+  send_buffer(const send_buffer&) = delete;
+  send_buffer& operator=(const send_buffer&) = delete;
+
+  std::vector<std::byte>& bytes() noexcept { return bytes_; }
+
+ private:
+  static thread_local std::vector<std::byte> shared_;
+  static thread_local bool in_use_;
+  std::vector<std::byte> own_;
+  std::vector<std::byte>& bytes_;
+  bool owner_ = false;
+};
+
+thread_local std::vector<std::byte> send_buffer::shared_;
+thread_local bool send_buffer::in_use_ = false;
+
+}  // namespace
+
 void network::send(const actor_proxy& proxy, mailbox_element_ptr element) {
-  const node_id node = proxy.node();
   if (closed_.load(std::memory_order_acquire)) {
     refuse(element->sender, element->mid,
            error{errc::request_receiver_down,
                  "request to " + proxy.description() + " failed: the job has ended"});
     return;
   }
-  const auto& codec = *element->content.types()->codec();
-  thread_local std::vector<std::byte> bytes;
-  bytes.clear();
-  output_archive ar{bytes, this};
+  send_buffer buffer;
+  output_archive ar{buffer.bytes(), this};
   try {
-    if (codec.unencodable != nullptr)
-      throw error(errc::invalid_argument, "a message of " + codec.names +
-                                              " cannot cross nodes, because " +
-                                              troupe::detail::type_name(*codec.unencodable) +
-                                              " has no cereal serialize function");
-    ar(static_cast<std::uint64_t>(proxy.remote_id()));
-    const bool has_sender = static_cast<bool>(element->sender);
-    ar(has_sender);
-    if (has_sender) {
-      // A request's sender is kept until its response (track_request); others for good.
-      const wire_handle wire = export_actor(element->sender, !element->mid.is_request());
-      ar(wire.node, wire.id);
-    }
-    ar(element->mid.value(), element->stages, codec.key);
-    codec.save(element->content, ar, segment_bytes);
+    write_message(ar, proxy.remote_id(), *element);
   } catch (const std::exception& failure) {
-    refuse(element->sender, element->mid,
-           error{errc::invalid_argument, "send to " + proxy.description() + ": " + failure.what()});
+    const error reason{errc::invalid_argument,
+                       "send to " + proxy.description() + ": " + failure.what()};
+    if (!element->mid.is_response()) {
+      refuse(element->sender, element->mid, reason);
+      return;
+    }
+    // A response that cannot cross still answers: the requester gets the error instead.
+    element->content = make_message(reason);
+    element->stages.clear();
+    buffer.bytes().clear();
+    output_archive fallback{buffer.bytes(), this};
+    write_message(fallback, proxy.remote_id(), *element);
+    transmit(proxy, *element, fallback, buffer.bytes());
     return;
   }
-  track_request(*element);
+  transmit(proxy, *element, ar, buffer.bytes());
+}
+
+void network::write_message(output_archive& ar, actor_id receiver, const mailbox_element& element) {
+  const auto& codec = *element.content.types()->codec();
+  if (codec.unencodable != nullptr)
+    throw error(errc::invalid_argument, "a message of " + codec.names +
+                                            " cannot cross nodes, because " +
+                                            troupe::detail::type_name(*codec.unencodable) +
+                                            " has no cereal serialize function");
+  ar(static_cast<std::uint64_t>(receiver));
+  const bool has_sender = static_cast<bool>(element.sender);
+  ar(has_sender);
+  if (has_sender) {
+    // A sender is not kept alive for other nodes: it lives as long as it does here; a request's
+    // sender is kept until its response (track_request).
+    const wire_handle wire = export_actor(element.sender, false);
+    ar(wire.node, wire.id);
+  }
+  ar(element.mid.value(), element.stages, codec.key);
+  codec.save(element.content, ar, segment_bytes);
+}
+
+void network::transmit(const actor_proxy& proxy, mailbox_element& element, output_archive& ar,
+                       const std::vector<std::byte>& bytes) {
+  track_request(element);
+  bool sent = false;
   if (ar.segments().empty() && bytes.size() <= transport_->max_frame_payload()) {
-    transport_->send_frame(node, frame_kind::message, bytes.size(),
-                           [&](std::byte* out) { std::memcpy(out, bytes.data(), bytes.size()); });
+    sent = transport_->send_frame(
+        proxy.node(), frame_kind::message, bytes.size(),
+        [&](std::byte* out) { std::memcpy(out, bytes.data(), bytes.size()); });
   } else {
-    transport_->send_large(node, std::vector<std::byte>(bytes.begin(), bytes.end()), ar.segments(),
-                           element->content);
+    try {
+      sent =
+          transport_->send_large(proxy.node(), std::vector<std::byte>(bytes.begin(), bytes.end()),
+                                 ar.segments(), element.content);
+    } catch (const error& failure) {
+      untrack_request(element);
+      refuse(element.sender, element.mid,
+             error{failure.code(), "send to " + proxy.description() + ": " + failure.what()});
+      return;
+    }
+  }
+  if (!sent) {
+    untrack_request(element);
+    refuse(element.sender, element.mid,
+           error{errc::request_receiver_down,
+                 "request to " + proxy.description() + " failed: the job has ended"});
   }
 }
 
@@ -340,13 +405,23 @@ void network::track_request(const mailbox_element& element) {
   pending_[{element.sender.id(), element.mid.sequence()}] = element.sender;
 }
 
+void network::untrack_request(const mailbox_element& element) {
+  if (!element.mid.is_request() || !element.sender) return;
+  actor released;  // outside the lock: releasing it may run on_unreachable
+  std::lock_guard guard{pending_mutex_};
+  auto it = pending_.find({element.sender.id(), element.mid.sequence()});
+  if (it == pending_.end()) return;
+  released = std::move(it->second);
+  pending_.erase(it);
+}
+
 void network::watch(actor_proxy& proxy) {
+  if (closed_.load(std::memory_order_acquire) || !transport_) return;
   if (!proxy.try_add_strong_ref()) return;  // going already: nothing left to tell
   {
     std::lock_guard guard{proxies_mutex_};
     watched_.try_emplace({proxy.node(), proxy.remote_id()}, actor::adopt(&proxy));
   }
-  if (closed_.load(std::memory_order_acquire) || !transport_) return;
   const std::uint64_t id = proxy.remote_id();
   transport_->send_frame(proxy.node(), frame_kind::watch, sizeof id,
                          [id](std::byte* out) { std::memcpy(out, &id, sizeof id); });
@@ -354,8 +429,8 @@ void network::watch(actor_proxy& proxy) {
 
 void network::send_down(node_id to, actor_id id, const error& reason) {
   if (!transport_) return;
-  thread_local std::vector<std::byte> bytes;
-  bytes.clear();
+  send_buffer buffer;
+  auto& bytes = buffer.bytes();
   output_archive ar{bytes};
   ar(static_cast<std::uint64_t>(id), reason);
   if (bytes.size() > transport_->max_frame_payload()) {
@@ -403,19 +478,31 @@ void network::receive_message(node_id from, std::span<const std::byte> payload) 
     codec = troupe::detail::find_codec(key);
     if (codec == nullptr || codec->load == nullptr)
       throw error(errc::invalid_argument, "its type list is unknown here");
+    // A small frame holds no segments: every block in it is read from it.
     message content{troupe::detail::intrusive_ptr<troupe::detail::message_data>{
-        codec->load(ar, segment_bytes), troupe::detail::adopt_ref}};
+        codec->load(ar, troupe::detail::no_segments), troupe::detail::adopt_ref}};
     deliver(from, receiver, std::move(sender), mid, std::move(stages), std::move(content));
   } catch (const std::exception& failure) {
-    const error reason{errc::invalid_argument,
-                       "a message " + (codec != nullptr ? "of " + codec->names + " " : "") +
-                           "from " + node_name(from) + " to actor #" + std::to_string(receiver) +
-                           " on " + node_name(self_) + " could not be decoded: " + failure.what()};
-    if (sender && mid.is_request())
-      refuse(sender, mid, reason);
-    else
-      std::fprintf(stderr, "troupe: dropped %s\n", reason.what());
+    fail_arrival(from, receiver, sender, mid, codec, failure.what());
   }
+}
+
+void network::fail_arrival(node_id from, actor_id receiver, const actor& sender, message_id mid,
+                           const troupe::detail::message_codec* codec, const std::string& what) {
+  const error reason{errc::invalid_argument,
+                     "a message " + (codec != nullptr ? "of " + codec->names + " " : "") + "from " +
+                         node_name(from) + " to actor #" + std::to_string(receiver) + " on " +
+                         node_name(self_) + " could not be decoded: " + what};
+  if (sender && mid.is_request()) {
+    refuse(sender, mid, reason);
+    return;
+  }
+  if (mid.is_response()) {
+    // The requester is waiting: it gets the error as its response.
+    deliver(from, receiver, actor{}, mid, {}, make_message(reason));
+    return;
+  }
+  std::fprintf(stderr, "troupe: dropped %s\n", reason.what());
 }
 
 void network::deliver(node_id from, actor_id receiver, actor sender, message_id mid,
@@ -451,30 +538,38 @@ void network::on_frame(node_id from, frame_kind kind, std::span<const std::byte>
       receive_message(from, payload);
       return;
     case frame_kind::watch: {
+      if (payload.size() != sizeof(std::uint64_t))
+        transport_->abort_job("net: a damaged watch frame from " + node_name(from));
       const std::byte* at = payload.data();
       const auto id = get<std::uint64_t>(at);
       if (id == service_id) return;
-      bool known = false;
+      std::optional<error> ended;
       {
         std::lock_guard guard{exports_mutex_};
-        auto it = exports_.find(id);
-        if (it != exports_.end()) {
-          known = true;
+        if (auto it = exports_.find(id); it != exports_.end()) {
           it->second.watchers.push_back(from);
+        } else if (auto gone = ended_.find(id); gone != ended_.end()) {
+          ended = gone->second;
+        } else {
+          ended =
+              error{errc::unreachable, "actor #" + std::to_string(id) + " on " + node_name(self_) +
+                                           " had ended before " + node_name(from) +
+                                           " watched it (its exit reason is forgotten)"};
         }
       }
-      if (!known)
-        send_down(
-            from, id,
-            error{errc::unreachable, "actor #" + std::to_string(id) + " on " + node_name(self_) +
-                                         " had ended before " + node_name(from) + " watched it"});
+      if (ended) send_down(from, id, *ended);
       return;
     }
     case frame_kind::down: {
-      input_archive ar{payload};
       std::uint64_t id = 0;
       error reason;
-      ar(id, reason);
+      try {
+        input_archive ar{payload};
+        ar(id, reason);
+      } catch (const std::exception& failure) {
+        transport_->abort_job("net: a damaged down frame from " + node_name(from) + ": " +
+                              failure.what());
+      }
       actor proxy;
       {
         std::lock_guard guard{proxies_mutex_};
@@ -504,9 +599,7 @@ class large_message final : public incoming_large {
 
   void complete() override {
     if (failure_) {
-      net_.refuse(sender_, mid_, *failure_);
-      if (!(sender_ && mid_.is_request()))
-        std::fprintf(stderr, "troupe: dropped %s\n", failure_->what());
+      net_.fail_arrival(from_, receiver_, sender_, mid_, codec_, *failure_);
       return;
     }
     net_.deliver(from_, receiver_, std::move(sender_), mid_, std::move(stages_),
@@ -518,7 +611,8 @@ class large_message final : public incoming_large {
   std::vector<std::byte> header_;
   std::vector<std::vector<std::byte>> scratch_;
   std::vector<std::span<std::byte>> destinations_;
-  std::optional<error> failure_;
+  std::optional<std::string> failure_;
+  const troupe::detail::message_codec* codec_ = nullptr;
   std::uint64_t receiver_ = 0;
   actor sender_;
   message_id mid_;
@@ -548,17 +642,20 @@ std::unique_ptr<incoming_large> network::on_large_header(
     if (!fits) throw error(errc::invalid_argument, "its blocks differ from those announced");
     large.destinations_ = places;
   } catch (const std::exception& failure) {
-    large.failure_ =
-        error{errc::invalid_argument,
-              "a message " + (codec != nullptr ? "of " + codec->names + " " : "") + "from " +
-                  node_name(from) + " to actor #" + std::to_string(large.receiver_) + " on " +
-                  node_name(self_) + " could not be decoded: " + failure.what()};
+    large.failure_ = failure.what();
+    large.codec_ = codec;
     // The blocks still arrive, for the stream to go on: into scratch memory.
     large.content_ = message{};
     large.destinations_.clear();
-    for (auto bytes : announced) {
-      large.scratch_.emplace_back(bytes);
-      large.destinations_.emplace_back(large.scratch_.back().data(), bytes);
+    try {
+      for (auto bytes : announced) {
+        large.scratch_.emplace_back(bytes);
+        large.destinations_.emplace_back(large.scratch_.back().data(), bytes);
+      }
+    } catch (const std::bad_alloc&) {
+      transport_->abort_job("net: " + node_name(self_) +
+                            " cannot hold the blocks of a message from " + node_name(from) +
+                            " that it could not decode either (" + failure.what() + ")");
     }
   }
   return result;
@@ -582,22 +679,17 @@ void network::on_job_done() {
 // -- shutting down ------------------------------------------------------------
 
 void network::shutdown_started() noexcept {
+  if (!transport_) return;  // a cluster of one ends as any actor system does
   {
     std::lock_guard guard{registry_mutex_};
     draining_registry_ = system_.registry().snapshot();
   }
-  if (transport_) transport_->begin_draining();
+  transport_->begin_draining();
 }
 
 void network::stop() noexcept {
   if (transport_) transport_->stop();
   closed_.store(true, std::memory_order_release);
-  {
-    std::lock_guard guard{left_mutex_};
-    left_ = true;
-    for (auto& promise : left_promises_) promise.set_value();
-    left_promises_.clear();
-  }
   // Released outside the locks: releasing a handle may run on_unreachable, which locks again.
   std::map<std::pair<node_id, actor_id>, actor> watched;
   {

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -12,10 +13,10 @@
 #include <vector>
 
 #include "net/transport.hpp"
-#include "troupe/async/promise.hpp"
 #include "troupe/core/actor.hpp"
 #include "troupe/core/actor_system.hpp"
 #include "troupe/core/mailbox_element.hpp"
+#include "troupe/core/serialization/output_archive.hpp"
 #include "troupe/core/serialization/wire_handle.hpp"
 #include "troupe/net/cluster.hpp"
 
@@ -57,7 +58,6 @@ class network final : public std::enable_shared_from_this<network>,
 
   future<actor> spawn_on(node_id node, const std::string& name, message args);
   future<actor> lookup_on(node_id node, const std::string& name);
-  future<void> left(node_id node);
 
   /// The system's destructor has begun.
   void shutdown_started() noexcept;
@@ -83,6 +83,10 @@ class network final : public std::enable_shared_from_this<network>,
                std::vector<actor> stages, message content);
   /// Answers a request that could not be delivered.
   void refuse(const actor& sender, message_id mid, const error& reason);
+  /// A message that arrived but cannot be read: its requester (or requester-to-be, for a
+  /// response) gets the error; an asynchronous message is reported on stderr.
+  void fail_arrival(node_id from, actor_id receiver, const actor& sender, message_id mid,
+                    const troupe::detail::message_codec* codec, const std::string& what);
 
  private:
   struct exported {
@@ -99,7 +103,11 @@ class network final : public std::enable_shared_from_this<network>,
   void receive_message(node_id from, std::span<const std::byte> payload);
   void check_node(node_id node, const char* what) const;
   void spawn_service();
+  void write_message(output_archive& ar, actor_id receiver, const mailbox_element& element);
+  void transmit(const actor_proxy& proxy, mailbox_element& element, output_archive& ar,
+                const std::vector<std::byte>& bytes);
   void track_request(const mailbox_element& element);
+  void untrack_request(const mailbox_element& element);
 
   actor_system& system_;
   node_id self_ = 0;
@@ -113,6 +121,8 @@ class network final : public std::enable_shared_from_this<network>,
 
   std::mutex exports_mutex_;
   std::unordered_map<actor_id, exported> exports_;
+  std::unordered_map<actor_id, error> ended_;  // the latest exported actors that ended
+  std::deque<actor_id> ended_order_;
 
   std::mutex proxies_mutex_;
   std::map<std::pair<node_id, actor_id>, actor_proxy*> proxies_;
@@ -124,10 +134,6 @@ class network final : public std::enable_shared_from_this<network>,
 
   std::mutex registry_mutex_;
   std::unordered_map<std::string, actor> draining_registry_;  // served while the job ends
-
-  std::mutex left_mutex_;
-  std::vector<promise<void>> left_promises_;
-  bool left_ = false;
 };
 
 }  // namespace troupe::net::detail

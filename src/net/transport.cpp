@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "troupe/async/error.hpp"
@@ -46,8 +48,7 @@ bool all_done(std::vector<MPI_Request>& requests) {
 
 }  // namespace
 
-transport::transport(MPI_Comm comm, frame_handler& handler, std::size_t buffer_bytes,
-                     bool spin)
+transport::transport(MPI_Comm comm, frame_handler& handler, std::size_t buffer_bytes, bool spin)
     : comm_(comm), handler_(handler), buffer_bytes_(buffer_bytes), spin_(spin) {
   MPI_Comm_rank(comm_, &self_);
   MPI_Comm_size(comm_, &size_);
@@ -92,19 +93,21 @@ void transport::append(outbox& box, frame_kind kind, std::size_t payload_bytes) 
   put(out, kind);
 }
 
-void transport::send_frame(node_id to, frame_kind kind, std::size_t payload_bytes,
+bool transport::send_frame(node_id to, frame_kind kind, std::size_t payload_bytes,
                            const std::function<void(std::byte*)>& write) {
   auto& box = *outboxes_[to];
   {
     std::lock_guard guard{box.mutex};
+    if (box.closed) return false;
     append(box, kind, payload_bytes);
     write(box.current.data() + box.current.size() - payload_bytes);
     frames_sent_.fetch_add(1, std::memory_order_relaxed);
   }
   wake();
+  return true;
 }
 
-void transport::send_large(node_id to, std::vector<std::byte> header,
+bool transport::send_large(node_id to, std::vector<std::byte> header,
                            std::vector<std::span<const std::byte>> segments, message keep_alive) {
   const std::size_t announcement =
       sizeof(std::uint64_t) + sizeof(std::uint32_t) + segments.size() * sizeof(std::uint64_t);
@@ -115,6 +118,7 @@ void transport::send_large(node_id to, std::vector<std::byte> header,
   auto& box = *outboxes_[to];
   {
     std::lock_guard guard{box.mutex};
+    if (box.closed) return false;
     append(box, frame_kind::large, announcement);
     std::byte* out = box.current.data() + box.current.size() - announcement;
     put(out, static_cast<std::uint64_t>(header.size()));
@@ -124,6 +128,7 @@ void transport::send_large(node_id to, std::vector<std::byte> header,
     frames_sent_.fetch_add(1, std::memory_order_relaxed);
   }
   wake();
+  return true;
 }
 
 void transport::wake() noexcept {
@@ -262,7 +267,10 @@ bool transport::poll_receives() {
     while (end - at >= static_cast<std::ptrdiff_t>(frame_header_bytes)) {
       const auto payload = get<std::uint32_t>(at);
       const auto kind = get<frame_kind>(at);
-      if (payload > static_cast<std::size_t>(end - at)) break;  // cannot happen between nodes
+      if (payload > static_cast<std::size_t>(end - at))
+        abort_job("net: a damaged buffer from node " + std::to_string(from) + ": a frame of " +
+                  std::to_string(payload) + " bytes where " + std::to_string(end - at) +
+                  " are left");
       std::span<const std::byte> body{at, payload};
       at += payload;
       if (source.blocked)
@@ -287,8 +295,15 @@ void transport::handle(node_id from, frame_kind kind, std::span<const std::byte>
 void transport::start_large(node_id from, std::span<const std::byte> announcement) {
   auto& source = sources_[from];
   const std::byte* at = announcement.data();
+  constexpr std::size_t fixed = sizeof(std::uint64_t) + sizeof(std::uint32_t);
+  if (announcement.size() < fixed)
+    abort_job("net: a damaged announcement of a large message from node " + std::to_string(from));
   const auto header_bytes = get<std::uint64_t>(at);
   const auto count = get<std::uint32_t>(at);
+  if (announcement.size() != fixed + std::size_t{count} * sizeof(std::uint64_t))
+    abort_job("net: a damaged announcement of a large message from node " + std::to_string(from) +
+              ": " + std::to_string(count) + " blocks in " + std::to_string(announcement.size()) +
+              " bytes");
   source.segment_bytes.resize(count);
   for (auto& bytes : source.segment_bytes) bytes = get<std::uint64_t>(at);
   source.blocked = true;
@@ -391,6 +406,10 @@ bool transport::poll_termination() {
 }
 
 void transport::stop() {
+  for (auto& box : outboxes_) {
+    std::lock_guard guard{box->mutex};
+    box->closed = true;
+  }
   if (thread_.joinable()) {
     stopping_.store(true, std::memory_order_release);
     draining_.store(true, std::memory_order_release);
@@ -406,6 +425,13 @@ void transport::stop() {
     MPI_Waitall(static_cast<int>(sent.requests.size()), sent.requests.data(), MPI_STATUSES_IGNORE);
   sends_.clear();
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+void transport::abort_job(const std::string& why) const noexcept {
+  std::fprintf(stderr, "troupe: node %d: %s; ending the job\n", self_, why.c_str());
+  std::fflush(stderr);
+  MPI_Abort(comm_, 1);
+  std::abort();
 }
 
 }  // namespace troupe::net::detail

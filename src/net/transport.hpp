@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -71,20 +72,25 @@ class transport {
   void start();
 
   /// Appends a frame of `payload_bytes` to `to`'s buffer; `write` fills the payload. Any thread.
-  void send_frame(node_id to, frame_kind kind, std::size_t payload_bytes,
+  /// False once stop() has begun: nothing is sent then.
+  bool send_frame(node_id to, frame_kind kind, std::size_t payload_bytes,
                   const std::function<void(std::byte*)>& write);
 
   /// Sends a large message: `header`, then `segments` from where they lie; `keep_alive` holds
-  /// them until sent. Any thread.
-  void send_large(node_id to, std::vector<std::byte> header,
+  /// them until sent. Any thread. False once stop() has begun.
+  bool send_large(node_id to, std::vector<std::byte> header,
                   std::vector<std::span<const std::byte>> segments, message keep_alive);
 
   /// The system is shutting down: from now on the nodes look together for the end of the job.
   void begin_draining() noexcept;
 
-  /// After the job is done: delivers what is still in flight, then ends the progress thread and
-  /// frees the communicator. Called on one thread, once.
+  /// After the job is done: takes no more frames, delivers those in flight, then ends the
+  /// progress thread and frees the communicator. Called on one thread, once.
   void stop();
+
+  /// Ends the whole job with `why` on stderr: for what cannot happen between nodes of one
+  /// program (a damaged frame), where going on would lose messages or hang.
+  [[noreturn]] void abort_job(const std::string& why) const noexcept;
 
  private:
   struct outbox {
@@ -98,6 +104,7 @@ class transport {
     };
     std::deque<large_send> large;
     std::size_t seen_size = 0;  // current's size at the previous look (progress thread)
+    bool closed = false;        // stop() has begun
   };
   struct send_in_flight {
     std::vector<MPI_Request> requests;

@@ -64,6 +64,19 @@ TEST(config, bad_values_and_unknown_options_are_named) {
   EXPECT_NE(error_text(1, none).find("TROUPE_THREADS"), std::string::npos);
 }
 
+TEST(config, nodes_is_auto_or_off) {
+  const char* none[] = {"prog"};
+  EXPECT_EQ(troupe::config(1, none).nodes, "auto");
+  const char* off[] = {"prog", "--troupe.nodes=off"};
+  EXPECT_EQ(troupe::config(2, off).nodes, "off");
+  const char* wrong[] = {"prog", "--troupe.nodes=some"};
+  EXPECT_NE(error_text(2, wrong).find("--troupe.nodes: expected 'auto' or 'off', found 'some'"),
+            std::string::npos);
+  environment_guard guard{"TROUPE_NODES"};
+  setenv("TROUPE_NODES", "many", 1);
+  EXPECT_NE(error_text(1, none).find("TROUPE_NODES"), std::string::npos);
+}
+
 TEST(config, spare_threads_come_from_the_environment_and_the_command_line) {
   EXPECT_EQ(troupe::config{}.spare_threads, 256u);
   environment_guard guard{"TROUPE_SPARE_THREADS"};

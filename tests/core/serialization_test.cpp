@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -28,6 +29,16 @@ struct sample {
 
 struct no_serialize {
   int value = 0;
+};
+
+/// Has the same name as a type of serialization_other_file.cpp: both live in anonymous
+/// namespaces, whose types get the same mangled name in every file.
+struct twin {
+  int value = 0;
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(value);
+  }
 };
 
 template <class... Ts>
@@ -107,6 +118,31 @@ TEST(serialization, a_type_without_serialize_is_named) {
   EXPECT_EQ(codec.save, nullptr);
   EXPECT_EQ(troupe::detail::type_list_of<std::vector<no_serialize>>.codec()->unencodable,
             &typeid(std::vector<no_serialize>));
+}
+
+TEST(serialization, messages_that_stay_in_their_process_need_no_codec) {
+  // These compiled before messages could cross nodes, and still do; they only cannot cross.
+  int value = 7;
+  auto pointer = troupe::make_message(&value);
+  EXPECT_EQ(*pointer.get_as<int*>(0), 7);
+  EXPECT_NE(pointer.types()->codec()->unencodable, nullptr);
+  auto bits = troupe::make_message(std::vector<bool>{true, false});
+  EXPECT_EQ(bits.types()->codec()->unencodable, nullptr);  // cereal writes it bit by bit
+  auto multi = troupe::make_message(std::multimap<int, no_serialize>{});
+  EXPECT_NE(multi.types()->codec()->unencodable, nullptr);
+  auto back = round_trip(troupe::detail::no_segments, std::vector<bool>{true, false, true});
+  EXPECT_EQ(back.get_as<std::vector<bool>>(0), (std::vector<bool>{true, false, true}));
+}
+
+std::uint64_t twin_key_of_the_other_file();
+
+TEST(serialization, types_of_anonymous_namespaces_get_keys_of_their_own) {
+  const auto* here = troupe::detail::type_list_of<twin>.codec();
+  const std::uint64_t there = twin_key_of_the_other_file();
+  EXPECT_NE(here->key, there);
+  EXPECT_EQ(troupe::detail::find_codec(here->key), here);
+  ASSERT_NE(troupe::detail::find_codec(there), nullptr);
+  EXPECT_NE(troupe::detail::find_codec(there), here);
 }
 
 TEST(serialization, damaged_bytes_fail_with_an_error_not_a_crash) {

@@ -97,6 +97,13 @@ troupe::config net_config() {
         [next, in_order](const std::string&) { return std::make_pair(*next, *in_order); },
     };
   });
+  // Answers with what cannot cross nodes, or what cannot be read back on arrival.
+  cfg.add_actor_type("bad_answers", [](event_based_actor*) -> behavior {
+    return {
+        [](int) { return opaque{1}; },
+        [](double) { return fragile{-1}; },
+    };
+  });
   // Never answers: its requests wait for a timeout.
   cfg.add_actor_type("silent", [](event_based_actor* self) -> behavior {
     auto kept = std::make_shared<std::vector<troupe::response_promise>>();
@@ -267,6 +274,48 @@ TEST(net, bad_requests_fail_with_errors_that_name_them) {
   EXPECT_NE(refused.find("fragile"), std::string::npos) << refused;
   EXPECT_NE(refused.find("node 0"), std::string::npos) << refused;
   EXPECT_EQ(troupe::request<int>(echo, fragile{5}).get(), 5);
+}
+
+TEST(net, an_answer_that_cannot_cross_reaches_the_requester_as_an_error) {
+  troupe::actor_system sys{net_config()};
+  auto& nodes = sys.nodes();
+  if (nodes.this_node() != 0) return;
+  auto answers = sys.spawn_on(nodes.size() - 1, "bad_answers").get();
+  try {
+    troupe::request<opaque>(answers, 1).get();
+    ADD_FAILURE() << "an opaque answer arrived";
+  } catch (const troupe::error& e) {
+    EXPECT_NE(std::string{e.what()}.find("opaque"), std::string::npos) << e.what();
+  }
+  try {
+    troupe::request<fragile>(answers, 1.0).get();
+    ADD_FAILURE() << "a fragile answer was read";
+  } catch (const troupe::error& e) {
+    EXPECT_NE(std::string{e.what()}.find("fragile"), std::string::npos) << e.what();
+    EXPECT_NE(std::string{e.what()}.find("node " + std::to_string(nodes.size() - 1)),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(net, a_system_with_nodes_off_stays_alone_under_mpirun) {
+  auto cfg = net_config();
+  cfg.nodes = "off";
+  troupe::actor_system sys{cfg};
+  EXPECT_EQ(sys.nodes().size(), 1u);
+  EXPECT_EQ(sys.nodes().this_node(), 0u);
+  auto adder = sys.spawn_on(0, "adder").get();
+  EXPECT_EQ(troupe::request<int>(adder, 2, 3).get(), 5);
+  EXPECT_NE(std::string{[&] {
+              try {
+                sys.spawn_on(1, "adder").get();
+              } catch (const troupe::error& e) {
+                return std::string{e.what()};
+              }
+              return std::string{};
+            }()}
+                .find("the job has 1 node"),
+            std::string::npos);
 }
 
 TEST(net, named_actors_are_found_on_any_node) {

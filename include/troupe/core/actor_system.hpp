@@ -131,6 +131,12 @@ class actor_system {
   /// The extension registered under `key`, made by `make` on first use.
   extension& extension_for(const void* key, std::unique_ptr<extension> (*make)(actor_system&));
 
+  /// The extension registered under `key`, or null (none made yet, or the system is ending).
+  extension* find_extension(const void* key);
+
+  /// True once the destructor has begun.
+  bool shutting_down() const noexcept { return shutting_down_.load(std::memory_order_acquire); }
+
   // -- spawning -------------------------------------------------------------
 
   /// Spawns an actor of class `Impl` (derived from event_based_actor), constructed with
@@ -208,6 +214,7 @@ class actor_system {
   std::mutex done_mutex_;  // guards nothing but the wait for live_count_ == 0
   std::condition_variable all_done_;
   std::atomic<std::size_t> shutdown_checks_{0};
+  std::atomic<bool> shutting_down_{false};
   std::mutex extensions_mutex_;
   std::vector<std::pair<const void*, std::unique_ptr<extension>>> extensions_;
 };

@@ -50,6 +50,12 @@ struct config {
   /// --troupe.kernel-cache.
   std::string kernel_cache;
 
+  /// Whether a system started by an MPI launcher (mpirun, srun) joins the job's other processes
+  /// as nodes, where the net layer is linked: "auto" does, "off" keeps it a cluster of one (for
+  /// a program that drives MPI itself and wants actors only within each process).
+  /// TROUPE_NODES, --troupe.nodes.
+  std::string nodes = "auto";
+
   /// What actors do with asynchronous messages that none of their handlers matches, unless an
   /// actor sets its own (event_based_actor::set_default_handler): one of
   /// troupe::default_handlers or a function of your own. Set in code only.

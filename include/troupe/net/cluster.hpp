@@ -1,25 +1,17 @@
 #pragma once
 
-#include <cstddef>
-#include <memory>
-
-#include "troupe/async/future.hpp"
 #include "troupe/core/node_id.hpp"
 
 namespace troupe {
 
-namespace net::detail {
-class network;
-}  // namespace net::detail
-
 /// The nodes of the MPI job an actor system belongs to: one actor system per MPI process,
-/// joined in the system's constructor. Without an MPI launcher, a cluster of one.
+/// joined in the system's constructor. Without an MPI launcher, a cluster of one. Nodes leave
+/// together, when the job ends (see docs/net.md), so there is no "has left" to wait for.
 class cluster {
  public:
   // -- constructors ---------------------------------------------------------
 
-  explicit cluster(std::weak_ptr<net::detail::network> network, node_id self, node_id size)
-      : network_(std::move(network)), self_(self), size_(size) {}
+  cluster(node_id self, node_id size) noexcept : self_(self), size_(size) {}
 
   // -- properties -----------------------------------------------------------
 
@@ -29,15 +21,7 @@ class cluster {
   /// How many nodes the job has (they are numbered from 0).
   node_id size() const noexcept { return size_; }
 
-  // -- operations -----------------------------------------------------------
-
-  /// Completes when `node` has left the job: when the job ends, for every node together (an
-  /// actor system's destructor waits until no node's actors can wake another's). Fails at once
-  /// for a node the job does not have.
-  future<void> left(node_id node) const;
-
  private:
-  std::weak_ptr<net::detail::network> network_;
   node_id self_;
   node_id size_;
 };

@@ -25,20 +25,49 @@ namespace troupe::detail {
 template <class T>
 struct is_contiguous_block : std::false_type {};
 template <class T, class A>
-requires(std::is_arithmetic_v<T> ||
+requires((std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) ||
          std::is_same_v<T, std::byte>) struct is_contiguous_block<std::vector<T, A>>
     : std::true_type {
 };
 template <>
 struct is_contiguous_block<std::string> : std::true_type {};
 
-/// True if a message element of type T can cross nodes. cereal offers to write any vector, map,
-/// ... whatever its elements are, so containers are looked into here.
+/// Stands in for an archive when asking whether a class serializes itself. Not a cereal
+/// archive: lookup through the archive's type would find cereal's functions for any container.
+struct archive_probe {
+  template <class... Ts>
+  void operator()(Ts&&...) {}
+};
+
+/// A class that says itself how it crosses: a `serialize` member or function (found next to the
+/// class), or `save` and `load`, written for any archive as cereal asks. cereal itself is not
+/// asked: it would accept any container, and stop the compilation at a raw pointer.
+template <class T>
+concept serializes_itself = std::is_class_v<T> &&(
+    requires(T& value, archive_probe& ar) { value.serialize(ar); } ||
+    requires(T & value, archive_probe& ar) { serialize(ar, value); } ||
+    (
+        requires(const T& value, archive_probe& ar) { value.save(ar); } &&
+        requires(T & value, archive_probe& ar) { value.load(ar); }) ||
+    (
+        requires(const T& value, archive_probe& ar) { save(ar, value); } &&
+        requires(T & value, archive_probe& ar) { load(ar, value); }));
+
+/// True if a message element of type T can cross nodes: the types of serialization/types.hpp,
+/// looked into element by element, and classes that serialize themselves. Anything else (a raw
+/// pointer, a std::list, a lambda) stays in its process; sending it to another node fails.
 template <class T>
 struct crosses_nodes
-    : std::bool_constant<cereal::traits::is_output_serializable<T, output_archive>::value &&
-                         cereal::traits::is_input_serializable<T, input_archive>::value &&
-                         std::is_default_constructible_v<T>> {};
+    : std::bool_constant<std::is_arithmetic_v<T> || std::is_enum_v<T> ||
+                         (serializes_itself<T> && std::is_default_constructible_v<T>)> {};
+template <>
+struct crosses_nodes<std::string> : std::true_type {};
+template <>
+struct crosses_nodes<actor> : std::true_type {};
+template <>
+struct crosses_nodes<actor_addr> : std::true_type {};
+template <>
+struct crosses_nodes<message> : std::true_type {};
 template <class T, class A>
 struct crosses_nodes<std::vector<T, A>> : crosses_nodes<T> {};
 template <class T, std::size_t N>
@@ -126,14 +155,18 @@ const message_codec* find_codec(std::uint64_t key) noexcept;
 /// Registers a codec at start-up; a second list with the same key ends the program.
 bool register_codec(const message_codec& codec) noexcept;
 
-/// The key of a type list: a hash of its element types' mangled names.
-std::uint64_t codec_key(const type_list_info& types) noexcept;
+/// The key of a type list: a hash of its element types' mangled names and of where `anchor` (its
+/// codec) lies in its module. Names alone collide for types in anonymous namespaces, which have
+/// the same name in every file; the place differs, and is the same in every process of the
+/// program.
+std::uint64_t codec_key(const type_list_info& types, const void* anchor) noexcept;
 
 template <class... Ts>
 const message_codec& make_codec() {
-  static const message_codec codec = [] {
-    message_codec result{codec_key(type_list_of<Ts...>), type_names(type_list_of<Ts...>), nullptr,
-                         nullptr, nullptr};
+  static message_codec codec{0, type_names(type_list_of<Ts...>), nullptr, nullptr, nullptr};
+  static const bool made = [] {
+    message_codec& result = codec;
+    result.key = codec_key(type_list_of<Ts...>, &codec);
     ((result.unencodable == nullptr && !can_cross_nodes<Ts> ? result.unencodable = &typeid(Ts)
                                                             : nullptr),
      ...);
@@ -156,8 +189,9 @@ const message_codec& make_codec() {
         return data;
       };
     }
-    return result;
+    return true;
   }();
+  (void)made;
   return codec;
 }
 
