@@ -22,18 +22,22 @@ constexpr std::size_t largest_piece = std::size_t{1} << 30;
 constexpr auto spin_time = std::chrono::microseconds{50};
 constexpr auto yield_time = std::chrono::milliseconds{2};
 constexpr auto nap_time = std::chrono::microseconds{50};
+// Large messages from one node received at once, and the bytes their segments may hold before
+// the next header is read (the first is always read).
+constexpr std::size_t max_large_in_flight = 16;
+constexpr std::uint64_t max_large_bytes = std::uint64_t{1} << 30;
 // Between two looks for the end of the job while some node is still busy.
 constexpr auto round_pause = std::chrono::microseconds{200};
 
-void post_pieces(bool sending, std::byte* data, std::size_t bytes, int peer, MPI_Comm comm,
+void post_pieces(bool sending, std::byte* data, std::size_t bytes, int peer, int tag, MPI_Comm comm,
                  std::vector<MPI_Request>& requests) {
   do {
     const std::size_t piece = std::min(bytes, largest_piece);
     MPI_Request request;
     if (sending)
-      MPI_Isend(data, static_cast<int>(piece), MPI_BYTE, peer, large_tag, comm, &request);
+      MPI_Isend(data, static_cast<int>(piece), MPI_BYTE, peer, tag, comm, &request);
     else
-      MPI_Irecv(data, static_cast<int>(piece), MPI_BYTE, peer, large_tag, comm, &request);
+      MPI_Irecv(data, static_cast<int>(piece), MPI_BYTE, peer, tag, comm, &request);
     requests.push_back(request);
     data += piece;
     bytes -= piece;
@@ -56,7 +60,7 @@ transport::transport(MPI_Comm comm, frame_handler& handler, std::size_t buffer_b
     outboxes_.push_back(std::make_unique<outbox>());
     outboxes_.back()->current.reserve(buffer_bytes_);
   }
-  sources_.resize(static_cast<std::size_t>(size_));
+  sources_ = std::vector<source_state>(static_cast<std::size_t>(size_));  // not movable
   receives_.resize(posted_receives);
 }
 
@@ -222,10 +226,11 @@ bool transport::ship(bool everything) {
       send_in_flight sent;
       sent.header = std::move(item.header);
       sent.keep_alive = std::move(item.keep_alive);
-      post_pieces(true, sent.header.data(), sent.header.size(), to, comm_, sent.requests);
+      post_pieces(true, sent.header.data(), sent.header.size(), to, header_tag, comm_,
+                  sent.requests);
       for (auto segment : item.segments)
-        post_pieces(true, const_cast<std::byte*>(segment.data()), segment.size(), to, comm_,
-                    sent.requests);
+        post_pieces(true, const_cast<std::byte*>(segment.data()), segment.size(), to, segment_tag,
+                    comm_, sent.requests);
       sends_.push_back(std::move(sent));
     }
   }
@@ -273,8 +278,11 @@ bool transport::poll_receives() {
                   " are left");
       std::span<const std::byte> body{at, payload};
       at += payload;
-      if (source.blocked)
-        source.backlog.emplace_back(kind, std::vector<std::byte>(body.begin(), body.end()));
+      if (kind == frame_kind::large) {
+        source.queue.push_back({kind, {}, announce_large(from, body)});
+        ++source.large_waiting;
+      } else if (!source.queue.empty())
+        source.queue.push_back({kind, std::vector<std::byte>(body.begin(), body.end()), {}});
       else
         handle(from, kind, body);
     }
@@ -284,16 +292,12 @@ bool transport::poll_receives() {
 }
 
 void transport::handle(node_id from, frame_kind kind, std::span<const std::byte> payload) {
-  if (kind == frame_kind::large) {
-    start_large(from, payload);
-    return;
-  }
   handler_.on_frame(from, kind, payload);
   ++frames_handled_;
 }
 
-void transport::start_large(node_id from, std::span<const std::byte> announcement) {
-  auto& source = sources_[from];
+auto transport::announce_large(node_id from, std::span<const std::byte> announcement)
+    -> std::unique_ptr<large_receive> {
   const std::byte* at = announcement.data();
   constexpr std::size_t fixed = sizeof(std::uint64_t) + sizeof(std::uint32_t);
   if (announcement.size() < fixed)
@@ -304,48 +308,69 @@ void transport::start_large(node_id from, std::span<const std::byte> announcemen
     abort_job("net: a damaged announcement of a large message from node " + std::to_string(from) +
               ": " + std::to_string(count) + " blocks in " + std::to_string(announcement.size()) +
               " bytes");
-  source.segment_bytes.resize(count);
-  for (auto& bytes : source.segment_bytes) bytes = get<std::uint64_t>(at);
-  source.blocked = true;
-  source.header_done = false;
-  source.header.resize(header_bytes);
-  source.requests.clear();
-  post_pieces(false, source.header.data(), source.header.size(), static_cast<int>(from), comm_,
-              source.requests);
+  auto large = std::make_unique<large_receive>();
+  large->segment_bytes.resize(count);
+  for (auto& bytes : large->segment_bytes) bytes = get<std::uint64_t>(at);
+  large->header.resize(header_bytes);
+  return large;
 }
 
-bool transport::poll_large() {
+// Large messages from one node advance together, within limits: headers are received in the
+// order they were announced, each header is read (and its segments' receives posted) only after
+// the one before, and what arrived is handed up in arrival order, small frames included.
+bool transport::advance_large(node_id from, source_state& source) {
   bool busy = false;
-  for (node_id from = 0; from < sources_.size(); ++from) {
-    auto& source = sources_[from];
-    if (!source.blocked) continue;
-    busy = true;
-    if (!all_done(source.requests)) continue;
-    if (!source.header_done) {
-      source.header_done = true;
-      source.requests.clear();
-      source.large = handler_.on_large_header(from, std::move(source.header), source.segment_bytes);
-      for (auto destination : source.large->destinations())
-        post_pieces(false, destination.data(), destination.size(), static_cast<int>(from), comm_,
-                    source.requests);
-      if (!source.requests.empty()) continue;
+  std::size_t in_flight = 0;
+  std::uint64_t bytes_in_flight = 0;
+  bool earlier_unread = false;
+  std::size_t seen = 0;
+  for (auto& item : source.queue) {
+    if (seen == source.large_waiting) break;  // only small frames behind
+    if (!item.large) continue;
+    ++seen;
+    auto& large = *item.large;
+    if (!large.posted) {
+      if (in_flight >= max_large_in_flight) break;
+      post_pieces(false, large.header.data(), large.header.size(), static_cast<int>(from),
+                  header_tag, comm_, large.requests);
+      large.posted = true;
+      busy = true;
     }
-    source.large->complete();
-    source.large.reset();
-    source.blocked = false;
-    ++frames_handled_;
-    drain_backlog(from);
+    ++in_flight;
+    if (!large.decoded && !earlier_unread && (bytes_in_flight < max_large_bytes) &&
+        all_done(large.requests)) {
+      large.requests.clear();
+      large.message = handler_.on_large_header(from, std::move(large.header), large.segment_bytes);
+      for (auto destination : large.message->destinations())
+        post_pieces(false, destination.data(), destination.size(), static_cast<int>(from),
+                    segment_tag, comm_, large.requests);
+      large.decoded = true;
+      busy = true;
+    }
+    if (!large.decoded) earlier_unread = true;
+    for (auto bytes : large.segment_bytes) bytes_in_flight += bytes;
+  }
+  while (!source.queue.empty()) {
+    auto& front = source.queue.front();
+    if (front.large) {
+      if (!front.large->decoded || !all_done(front.large->requests)) break;
+      front.large->message->complete();
+      --source.large_waiting;
+      ++frames_handled_;
+    } else {
+      handle(from, front.kind, front.payload);
+    }
+    source.queue.pop_front();
+    busy = true;
   }
   return busy;
 }
 
-void transport::drain_backlog(node_id from) {
-  auto& source = sources_[from];
-  while (!source.blocked && !source.backlog.empty()) {
-    auto [kind, payload] = std::move(source.backlog.front());
-    source.backlog.pop_front();
-    handle(from, kind, payload);
-  }
+bool transport::poll_large() {
+  bool busy = false;
+  for (node_id from = 0; from < sources_.size(); ++from)
+    if (!sources_[from].queue.empty()) busy |= advance_large(from, sources_[from]);
+  return busy;
 }
 
 bool transport::outgoing_empty() {
@@ -354,7 +379,7 @@ bool transport::outgoing_empty() {
     if (!box->current.empty() || !box->full.empty() || !box->large.empty()) return false;
   }
   for (auto& source : sources_)
-    if (source.blocked || !source.backlog.empty()) return false;
+    if (!source.queue.empty()) return false;
   return sends_.empty();
 }
 

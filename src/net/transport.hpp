@@ -116,14 +116,24 @@ class transport {
     std::vector<std::byte> buffer;
     MPI_Request request = MPI_REQUEST_NULL;
   };
-  struct source_state {
-    std::deque<std::pair<frame_kind, std::vector<std::byte>>> backlog;  // behind a large one
-    bool blocked = false;
+  // A large message on its way in: its header's receive, then its segments'.
+  struct large_receive {
     std::vector<std::byte> header;
     std::vector<std::uint64_t> segment_bytes;
-    std::unique_ptr<incoming_large> large;
     std::vector<MPI_Request> requests;
-    bool header_done = false;
+    bool posted = false;   // the header's receive
+    bool decoded = false;  // the header read, the segments' receives posted
+    std::unique_ptr<incoming_large> message;
+  };
+  // What arrived from one node and waits for a large message before it, in arrival order.
+  struct waiting {
+    frame_kind kind;
+    std::vector<std::byte> payload;        // a small frame
+    std::unique_ptr<large_receive> large;  // or a large message
+  };
+  struct source_state {
+    std::deque<waiting> queue;
+    std::size_t large_waiting = 0;  // the large messages in queue
   };
 
   void run();
@@ -134,8 +144,9 @@ class transport {
   bool poll_termination();
   void start_round(std::uint64_t busy);
   void handle(node_id from, frame_kind kind, std::span<const std::byte> payload);
-  void start_large(node_id from, std::span<const std::byte> announcement);
-  void drain_backlog(node_id from);
+  std::unique_ptr<large_receive> announce_large(node_id from,
+                                                std::span<const std::byte> announcement);
+  bool advance_large(node_id from, source_state& source);
   void post_receive(receive_slot& slot);
   void append(outbox& box, frame_kind kind, std::size_t payload_bytes);
   void wake() noexcept;

@@ -5,20 +5,22 @@
 #include <cstring>
 
 // How nodes talk. Small frames travel in aggregation buffers: [u32 bytes][u8 kind][payload].
-// A message too large for a buffer is announced by a frame and sent on its own (tag
-// large_tag): first its header, then each segment from where it lies.
+// A message too large for a buffer is announced by a frame and sent on its own: its header on
+// header_tag, then each segment, from where it lies, on segment_tag. Each tag's messages match
+// the receives posted for them in order, so several large messages can be on their way at once.
 
 namespace troupe::net::detail {
 
 enum class frame_kind : std::uint8_t {
   message = 1,  ///< [u64 receiver id] envelope and content (see network.cpp)
-  large,        ///< [u64 header bytes][u32 segments][u64 bytes of each] on large_tag
+  large,        ///< [u64 header bytes][u32 segments][u64 bytes of each]; see above
   watch,        ///< [u64 actor id]: report its end to the sender
   down,         ///< [u64 actor id][error]: an actor the receiver watches has ended
 };
 
 inline constexpr int buffer_tag = 1;
-inline constexpr int large_tag = 2;
+inline constexpr int header_tag = 2;
+inline constexpr int segment_tag = 3;
 inline constexpr std::size_t frame_header_bytes = sizeof(std::uint32_t) + 1;
 /// Receiver id of a node's service actor (spawn and lookup by name).
 inline constexpr std::uint64_t service_id = 0;
