@@ -164,6 +164,11 @@ void transport::run() {
       last_busy = now;
       continue;
     }
+    // A transfer in flight moves only while both sides call MPI: no naps until it is done.
+    if (!sends_.empty() || large_receives_waiting()) {
+      if (!spin_) std::this_thread::yield();
+      continue;
+    }
     // Idle: poll on for a while (an answer is often on its way), then yield the core, then nap
     // in short sleeps that a sender cuts short. MPI has no wait that a sender could interrupt.
     const auto idle = now - last_busy;
@@ -371,6 +376,12 @@ bool transport::poll_large() {
   for (node_id from = 0; from < sources_.size(); ++from)
     if (!sources_[from].queue.empty()) busy |= advance_large(from, sources_[from]);
   return busy;
+}
+
+bool transport::large_receives_waiting() const noexcept {
+  for (const auto& source : sources_)
+    if (source.large_waiting != 0) return true;
+  return false;
 }
 
 bool transport::outgoing_empty() {

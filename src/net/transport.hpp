@@ -151,6 +151,7 @@ class transport {
   void append(outbox& box, frame_kind kind, std::size_t payload_bytes);
   void wake() noexcept;
   bool outgoing_empty();
+  bool large_receives_waiting() const noexcept;
   std::vector<std::byte> fresh_buffer();
 
   MPI_Comm comm_;
