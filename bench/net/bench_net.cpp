@@ -137,8 +137,7 @@ class mpi_driver {
     for (std::int64_t i = 0; i < count; ++i) {
       values[requests.size()] = i;
       requests.emplace_back();
-      MPI_Isend(&values[requests.size() - 1], 1, MPI_INT64_T, 1, data_tag, comm_,
-                &requests.back());
+      MPI_Isend(&values[requests.size() - 1], 1, MPI_INT64_T, 1, data_tag, comm_, &requests.back());
       if (static_cast<std::int64_t>(requests.size()) == window) {
         MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
         requests.clear();
@@ -241,8 +240,8 @@ std::int64_t troupe_round_trips(troupe::actor_system& sys, const actor& echo,
 
 struct variant_run {
   std::string name;
-  std::function<void()> prepare;          // not timed
-  std::function<std::int64_t()> run;      // timed; returns what the check compares
+  std::function<void()> prepare;      // not timed
+  std::function<std::int64_t()> run;  // timed; returns what the check compares
 };
 
 class net_bench {
@@ -292,9 +291,8 @@ class net_bench {
 std::string transport_in_use() {
   const char* btl = std::getenv("OMPI_MCA_btl");
   const std::string value = btl != nullptr ? btl : "";
-  return value.find("tcp") != std::string::npos && value.find("vader") == std::string::npos
-             ? "tcp"
-             : "shm";
+  return value.find("tcp") != std::string::npos && value.find("vader") == std::string::npos ? "tcp"
+                                                                                            : "shm";
 }
 
 void drive(troupe::bench::harness& bench, troupe::actor_system& sys, MPI_Comm comm,
@@ -312,13 +310,13 @@ void drive(troupe::bench::harness& bench, troupe::actor_system& sys, MPI_Comm co
     for (std::int64_t bytes : {std::int64_t{8}, std::int64_t{1024}}) {
       const std::int64_t count = quick ? 200 : 10000;
       std::vector<char> payload(static_cast<std::size_t>(bytes), 'p');
-      runs.compare(
-          "net_round_trip", "bytes=" + std::to_string(bytes) + ";round_trips=" + std::to_string(count),
-          {{"troupe", {}, [&] { return troupe_round_trips(sys, echo, payload, count); }},
-           {"mpi", [&] { mpi.prepare(op::ping_pong, bytes, count); },
-            [&] { return mpi.ping_pong(bytes, count); }},
-           {"caf", {}, [&] { return caf.round_trips(payload, count); }}},
-          count, {"round_trips/s", static_cast<double>(count)});
+      runs.compare("net_round_trip",
+                   "bytes=" + std::to_string(bytes) + ";round_trips=" + std::to_string(count),
+                   {{"troupe", {}, [&] { return troupe_round_trips(sys, echo, payload, count); }},
+                    {"mpi", [&] { mpi.prepare(op::ping_pong, bytes, count); },
+                     [&] { return mpi.ping_pong(bytes, count); }},
+                    {"caf", {}, [&] { return caf.round_trips(payload, count); }}},
+                   count, {"round_trips/s", static_cast<double>(count)});
     }
   }
 
@@ -326,7 +324,8 @@ void drive(troupe::bench::harness& bench, troupe::actor_system& sys, MPI_Comm co
     const std::int64_t count = quick ? 10000 : 1000000;
     runs.compare(
         "net_throughput", "bytes=8;messages=" + std::to_string(count),
-        {{"troupe", {},
+        {{"troupe",
+          {},
           [&] {
             for (std::int64_t i = 0; i < count; ++i) troupe::send(sink, i);
             return ask_sink().first;
@@ -348,17 +347,17 @@ void drive(troupe::bench::harness& bench, troupe::actor_system& sys, MPI_Comm co
         prepared.assign(static_cast<std::size_t>(window),
                         std::vector<char>(static_cast<std::size_t>(bytes), 'b'));
       };
-      runs.compare(
-          "net_bandwidth", "bytes=" + std::to_string(bytes) + ";window=" + std::to_string(window),
-          {{"troupe", fill,
-            [&] {
-              for (auto& message : prepared) troupe::send(sink, std::move(message));
-              return ask_sink().second;
-            }},
-           {"mpi", [&] { mpi.prepare(op::bandwidth, bytes, window); },
-            [&] { return mpi.bandwidth(bytes, window); }},
-           {"caf", fill, [&] { return caf.bandwidth(std::move(prepared)); }}},
-          total, {"GB/s", static_cast<double>(total)});
+      runs.compare("net_bandwidth",
+                   "bytes=" + std::to_string(bytes) + ";window=" + std::to_string(window),
+                   {{"troupe", fill,
+                     [&] {
+                       for (auto& message : prepared) troupe::send(sink, std::move(message));
+                       return ask_sink().second;
+                     }},
+                    {"mpi", [&] { mpi.prepare(op::bandwidth, bytes, window); },
+                     [&] { return mpi.bandwidth(bytes, window); }},
+                    {"caf", fill, [&] { return caf.bandwidth(std::move(prepared)); }}},
+                   total, {"GB/s", static_cast<double>(total)});
     }
   }
   mpi.stop();
@@ -405,9 +404,8 @@ int main(int argc, char** argv) {
       troupe::bench::net_caf::ports ports;
       MPI_Recv(&ports, sizeof ports, MPI_BYTE, 1, 0, comm, MPI_STATUS_IGNORE);
       caf->connect(ports);
-      status = troupe::bench::run_main("net", argc, argv, [&](troupe::bench::harness& bench) {
-        drive(bench, sys, comm, *caf);
-      });
+      status = troupe::bench::run_main(
+          "net", argc, argv, [&](troupe::bench::harness& bench) { drive(bench, sys, comm, *caf); });
       caf.reset();
       MPI_Ibarrier(comm, &caf_done);
       wait_gently(caf_done);

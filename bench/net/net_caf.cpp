@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include <chrono>
 #include <future>
 #include <stdexcept>
 #include <string>
@@ -78,11 +79,16 @@ struct net_caf::state {
   std::pair<std::int64_t, std::int64_t> ask_sink() {
     caf::scoped_actor self{system};
     std::pair<std::int64_t, std::int64_t> result;
-    self->request(sink, caf::infinite, caf::get_atom::value)
-        .receive([&](std::int64_t messages, std::int64_t bytes) { result = {messages, bytes}; },
-                 [&](caf::error& failure) {
-                   throw std::runtime_error("caf sink: " + system.render(failure));
-                 });
+    // CAF 0.17 lost the answer once in a 1,000,000-message stream here: a deadline turns that
+    // into a failed run instead of a hang.
+    self->request(sink, std::chrono::seconds{120}, caf::get_atom::value)
+        .receive(
+            [&](std::int64_t messages, std::int64_t bytes) {
+              result = {messages, bytes};
+            },
+            [&](caf::error& failure) {
+              throw std::runtime_error("caf sink: " + system.render(failure));
+            });
     return result;
   }
 
@@ -133,6 +139,8 @@ std::int64_t net_caf::round_trips(const std::vector<char>& payload, std::int64_t
   pinger->left = count;
   auto result = pinger->done.get_future();
   state_->system.spawn([pinger](caf::event_based_actor* self) { ping(self, pinger); });
+  if (result.wait_for(std::chrono::seconds{120}) != std::future_status::ready)
+    throw std::runtime_error("caf round trips: no answer within 120 s");
   return result.get();
 }
 
