@@ -470,8 +470,8 @@ class harness {
           << (usable && !per_run.metric.empty()
                   ? detail::seconds_text(rate_of(per_run, result.median()))
                   : "")
-          << ',' << (usable ? "\"ok\"" : "\"fail\"") << ',' << detail::csv_field(commit_) << ',' << date_
-          << '\n';
+          << ',' << (usable ? "\"ok\"" : "\"fail\"") << ',' << detail::csv_field(commit_) << ','
+          << date_ << '\n';
     }
     if (!out) throw std::runtime_error("cannot write CSV rows to " + file.string());
   }
