@@ -97,7 +97,8 @@ void network::join() {
   }
   spawn_service();
   transport_ = std::make_unique<transport>(
-      comm, *this, buffer_bytes, cores_to_spare(comm, system_.settings().resolved_threads()));
+      comm, *this, buffer_bytes, cores_to_spare(comm, system_.settings().resolved_threads()),
+      system_.default_executor());
   system_.default_executor().work_started();
   holding_ = true;
   transport_->start();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "net/wire.hpp"
+#include "troupe/async/executor.hpp"
 #include "troupe/core/message.hpp"
 #include "troupe/core/node_id.hpp"
 
@@ -56,8 +57,10 @@ class transport {
   // -- constructors ---------------------------------------------------------
 
   /// Takes `comm` (freed by stop); frames go up to `handler`. With `spin`, the idle progress
-  /// thread polls for a while before it yields its core (for when it has a core of its own).
-  transport(MPI_Comm comm, frame_handler& handler, std::size_t buffer_bytes, bool spin);
+  /// thread polls for a while before it yields its core (for when it has a core of its own), and
+  /// tells `workers`, which run what arrives, while traffic flows, so that one of them stands by.
+  transport(MPI_Comm comm, frame_handler& handler, std::size_t buffer_bytes, bool spin,
+            executor& workers);
   transport(const transport&) = delete;
   transport& operator=(const transport&) = delete;
   ~transport();
@@ -158,6 +161,7 @@ class transport {
   frame_handler& handler_;
   const std::size_t buffer_bytes_;
   const bool spin_;
+  executor& workers_;
   int self_ = 0;
   int size_ = 1;
   std::vector<std::unique_ptr<outbox>> outboxes_;
