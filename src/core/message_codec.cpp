@@ -1,6 +1,7 @@
 #include "troupe/core/detail/message_codec.hpp"
 
 #include <dlfcn.h>
+#include <sys/mman.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -26,6 +27,16 @@ codec_registry& registry() {
 }
 
 }  // namespace
+
+void advise_huge_pages(void* data, std::size_t bytes) noexcept {
+  // Only whole huge pages inside the block: the rest of a page may belong to other objects.
+  constexpr std::uintptr_t huge_page = std::uintptr_t{2} << 20;
+  if (bytes < 2 * huge_page) return;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + huge_page - 1) & ~(huge_page - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(huge_page - 1);
+  // Advice, not a demand: where the kernel has no huge pages the block is faulted in as before.
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
 
 std::uint64_t codec_key(const type_list_info& types, const void* anchor) noexcept {
   // FNV-1a over the mangled names, each followed by a separator, and over the anchor's offset in
