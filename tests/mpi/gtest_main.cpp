@@ -1,23 +1,24 @@
-// The net tests run under mpirun, every test on every node: each test builds one actor system
-// per node (a collective step) and node 0 mostly drives. Only node 0 prints GoogleTest's report;
-// a failure on any node fails the job.
+// The main of the test suites that run under mpirun (pgas, net), every test on every process:
+// MPI is initialized here, so that each test can make and end worlds and actor systems of its
+// own. Only rank 0 prints GoogleTest's report; a failure on any rank fails the job.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <cstdio>
 
 int main(int argc, char** argv) {
+  // The net layer's progress thread calls MPI beside the tests' own calls.
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   if (provided < MPI_THREAD_MULTIPLE) {
-    std::fprintf(stderr, "net_tests: MPI gives thread level %d, not MPI_THREAD_MULTIPLE\n",
+    std::fprintf(stderr, "%s: MPI gives thread level %d, not MPI_THREAD_MULTIPLE\n", argv[0],
                  provided);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   testing::InitGoogleTest(&argc, argv);
-  int node = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &node);
-  if (node != 0) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) {
     auto& listeners = testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());
   }
