@@ -95,6 +95,8 @@ void transport::append(outbox& box, frame_kind kind, std::size_t payload_bytes) 
   }
   const std::size_t at = box.current.size();
   box.current.resize(at + frame);
+  box.appended.store(box.appended.load(std::memory_order_relaxed) + frame,
+                     std::memory_order_release);
   std::byte* out = box.current.data() + at;
   put(out, static_cast<std::uint32_t>(payload_bytes));
   put(out, kind);
@@ -156,6 +158,7 @@ void transport::begin_draining() noexcept {
 void transport::run() {
   using clock = std::chrono::steady_clock;
   auto last_busy = clock::now();
+  clock::time_point work_expected_until{};
   while (!final_done_) {
     bool traffic = poll_receives();
     traffic |= poll_large();
@@ -163,8 +166,13 @@ void transport::run() {
     const bool busy = traffic | complete_sends() | poll_termination();
     const auto now = clock::now();
     // While messages flow, an answer is likely to follow soon: a worker that stands by runs it
-    // at once, where waking a parked one takes tens of microseconds.
-    if (traffic && spin_) workers_.expect_work_until(now + yield_time);
+    // at once, where waking a parked one takes tens of microseconds. Renewed only when half
+    // the time has passed: a renewal may wake a worker, and this thread must not pay for one
+    // per message.
+    if (traffic && spin_ && now + yield_time / 2 > work_expected_until) {
+      work_expected_until = now + yield_time;
+      workers_.expect_work_until(work_expected_until);
+    }
     if (busy) {
       last_busy = now;
       continue;
@@ -206,21 +214,25 @@ bool transport::ship(bool everything) {
   bool busy = false;
   for (int to = 0; to < size_; ++to) {
     auto& box = *outboxes_[static_cast<std::size_t>(to)];
+    const std::uint64_t appended = box.appended.load(std::memory_order_acquire);
+    if (appended == box.shipped) continue;
+    busy = true;
+    // What was appended goes once its writers paused (nothing new since the last look) or it
+    // fills half a buffer: alone, a message waits one turn of this loop; under load, many share
+    // a buffer. Until then the box is not locked, so that its writers need not wait.
+    const bool paused = appended == box.seen;
+    box.seen = appended;
+    if (!everything && !paused && appended - box.shipped < buffer_bytes_ / 2) continue;
     std::deque<std::vector<std::byte>> full;
     std::deque<outbox::large_send> large;
     {
       std::lock_guard guard{box.mutex};
-      if (box.current.empty() && box.full.empty() && box.large.empty()) continue;
-      busy = true;
-      // A buffer goes once its writers paused (its size did not change since the last look)
-      // or it is half full: alone, a message waits one turn of this loop; under load, many
-      // share a buffer.
-      if (!box.current.empty() && (everything || box.current.size() == box.seen_size ||
-                                   box.current.size() >= buffer_bytes_ / 2)) {
+      if (!box.current.empty()) {
         box.full.push_back(std::move(box.current));
         box.current = fresh_buffer();
       }
-      box.seen_size = box.current.size();
+      box.shipped = box.appended.load(std::memory_order_relaxed);
+      box.seen = box.shipped;
       full.swap(box.full);
       large.swap(box.large);
     }

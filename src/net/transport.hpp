@@ -106,8 +106,12 @@ class transport {
       message keep_alive;
     };
     std::deque<large_send> large;
-    std::size_t seen_size = 0;  // current's size at the previous look (progress thread)
-    bool closed = false;        // stop() has begun
+    bool closed = false;  // stop() has begun
+    // Bytes of frames appended so far (written under the mutex, read without it), so that the
+    // progress thread locks a box only to take what it will send.
+    std::atomic<std::uint64_t> appended{0};
+    std::uint64_t seen = 0;     // `appended` at the previous look (progress thread)
+    std::uint64_t shipped = 0;  // `appended` when the box was last emptied (progress thread)
   };
   struct send_in_flight {
     std::vector<MPI_Request> requests;
