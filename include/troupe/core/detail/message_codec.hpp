@@ -125,19 +125,20 @@ void load_element(input_archive& ar, T& value, std::size_t segment_bytes) {
       throw error(errc::invalid_argument,
                   "input_archive: a block of " + std::to_string(count) + " elements");
     const std::size_t bytes = count * element;
-    if (bytes < segment_bytes && bytes > ar.remaining())
+    if (bytes >= segment_bytes) {
+      // Arrives later, straight into the block: its memory is prepared before it is touched.
+      value.reserve(count);
+      advise_huge_pages(value.data(), bytes);
+      value.resize(count);
+      ar.add_segment(value.data(), bytes);
+      return;
+    }
+    if (bytes > ar.remaining())
       throw error(errc::invalid_argument, "input_archive: a block of " + std::to_string(bytes) +
                                               " bytes where only " +
                                               std::to_string(ar.remaining()) + " are left");
-    if (bytes >= segment_bytes) {
-      value.reserve(count);
-      advise_huge_pages(value.data(), bytes);
-    }
     value.resize(count);
-    if (bytes >= segment_bytes)
-      ar.add_segment(value.data(), bytes);
-    else
-      ar.read(value.data(), bytes);
+    ar.read(value.data(), bytes);
   } else {
     ar(value);
   }
