@@ -18,12 +18,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "device/device_waits.hpp"
 #include "troupe/async/error.hpp"
+#include "troupe/async/future.hpp"
 #include "troupe/device/detail/command.hpp"
 #include "troupe/device/device_info.hpp"
 #include "troupe/support/intrusive_ptr.hpp"
@@ -235,12 +237,23 @@ class backend_device {
   /// (errc::compile_error) whose message holds the full build log.
   virtual std::unique_ptr<backend_program> build(const std::string& source,
                                                  const std::string& options) = 0;
+  /// For a device whose compiler runs elsewhere (a device of another node): starts the build
+  /// and returns its future, which device::compile awaits instead of calling build() on the
+  /// compiler thread; that thread must not wait for another node's compiler, which may be
+  /// waiting for this one's. Null for a device that builds here.
+  virtual std::optional<future<std::unique_ptr<backend_program>>> build_elsewhere(
+      const std::string& /*source*/, const std::string& /*options*/) {
+    return std::nullopt;
+  }
   /// Rebuilds a program from backend_program::binary().
   virtual std::unique_ptr<backend_program> load(std::span<const std::byte> binary) = 0;
 
   /// What identifies compiled code for this device in the disk cache: the device, its
   /// architecture, the driver and the compiler version.
   virtual std::string cache_identity() const = 0;
+  /// Whether programs for this device go to this process's disk cache: not those of a device
+  /// of another node, which caches them where it compiles them.
+  virtual bool caches_on_disk() const noexcept { return true; }
 
   /// Events of this device's queues; see backend_event::domain.
   virtual const void* domain() const noexcept = 0;

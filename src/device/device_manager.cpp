@@ -1,5 +1,6 @@
 #include "device/device_manager.hpp"
 
+#include "device/remote_device_source.hpp"
 #include "troupe/device/device.hpp"
 #include "troupe/support/thread_name.hpp"
 
@@ -21,6 +22,7 @@ std::unique_ptr<actor_system::extension> make_manager(actor_system& system) {
 device_manager::device_manager(actor_system& system)
     : completions_(mode_of(system.settings()), system.default_executor()),
       cache_(kernel_cache::directory_for(system.settings().kernel_cache)),
+      system_(system),
       compiler_([this] { run_compiler(); }) {
   name_thread(compiler_, "troupe-compiler");
   intrusive_ptr<executor> results{&system.default_executor()};
@@ -51,6 +53,27 @@ device_manager& device_manager::of(actor_system& system) {
   return static_cast<device_manager&>(system.extension_for(&key, make_manager));
 }
 
+const std::vector<device>& device_manager::all_devices() {
+  std::call_once(all_found_, [&] {
+    auto* source =
+        static_cast<remote_device_source*>(system_.find_extension(remote_device_source::key()));
+    std::vector<device> all = devices_;
+    if (source != nullptr) {
+      // Written before the first list is handed out; the device server never reads it (it
+      // names its node itself).
+      for (auto& d : devices_) d.state()->backend().info.node = source->this_node();
+      intrusive_ptr<executor> results{&system_.default_executor()};
+      for (auto& dev : source->discover()) {
+        dev->info.local = false;
+        all.emplace_back(intrusive_ptr<device_state>{
+            new device_state(*this, std::move(dev), results), adopt_ref});
+      }
+    }
+    all_devices_ = std::move(all);
+  });
+  return all_devices_;
+}
+
 void device_manager::compile_later(std::function<void()> job) {
   {
     std::lock_guard guard{compile_mutex_};
@@ -75,7 +98,7 @@ void device_manager::run_compiler() {
 
 void device_manager::stop() noexcept {
   // Closed first, so that nothing new starts; then what was started finishes.
-  for (auto& d : devices_) d.state()->close();
+  for (auto& d : all_devices_.empty() ? devices_ : all_devices_) d.state()->close();
   {
     std::lock_guard guard{compile_mutex_};
     stopping_ = true;
@@ -92,7 +115,7 @@ namespace troupe {
 
 device_selection actor_system::devices() {
   auto& manager = detail::device_manager::of(*this);
-  return device_selection{manager.devices(), manager.unavailable()};
+  return device_selection{manager.all_devices(), manager.unavailable()};
 }
 
 }  // namespace troupe

@@ -26,7 +26,11 @@ class device_manager final : public actor_system::extension {
   /// The manager of `system`, created on first use.
   static device_manager& of(actor_system& system);
 
+  /// This process's own devices.
   const std::vector<device>& devices() const noexcept { return devices_; }
+  /// Every node's devices, this process's first: those of other nodes are asked for once, on
+  /// the first call, where the net layer registered a remote_device_source.
+  const std::vector<device>& all_devices();
   const std::vector<device_selection::unavailable_backend>& unavailable() const noexcept {
     return unavailable_;
   }
@@ -49,7 +53,10 @@ class device_manager final : public actor_system::extension {
   completion_queue completions_;
   intrusive_ptr<fresh_memory> fresh_{new fresh_memory, adopt_ref};
   kernel_cache cache_;
+  actor_system& system_;
   std::vector<device> devices_;
+  std::once_flag all_found_;
+  std::vector<device> all_devices_;  // written once, under all_found_
   std::vector<device_selection::unavailable_backend> unavailable_;
 
   std::mutex compile_mutex_;

@@ -46,6 +46,15 @@ device_selection device_selection::name_contains(const std::string& text) const 
   });
 }
 
+device_selection device_selection::local() const {
+  return narrowed("local", [](const device& d) { return d.info().local; });
+}
+
+device_selection device_selection::on_node(node_id node) const {
+  return narrowed("node=" + std::to_string(node),
+                  [node](const device& d) { return d.info().node == node; });
+}
+
 const device& device_selection::front() const {
   if (!devices_.empty()) return devices_.front();
   std::string message = "devices: no device matches";

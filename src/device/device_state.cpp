@@ -114,6 +114,19 @@ future<program> device_state::compile(const std::string& source, const std::stri
   programs_.emplace(key, shared);
   auto& manager = *manager_;
   lock.unlock();
+  if (auto elsewhere = backend_->build_elsewhere(source, options)) {
+    std::move(*elsewhere)
+        .then(inline_execution, [self = intrusive_ptr<device_state>{this},
+                                 done](future<std::unique_ptr<backend_program>> built) mutable {
+          try {
+            done->set_value(program{intrusive_ptr<program_state>{
+                new program_state(self, built.get(), false), adopt_ref}});
+          } catch (...) {
+            done->set_exception(std::current_exception());
+          }
+        });
+    return as_future(shared);
+  }
   // Still under hold_open(): the manager cannot stop its compiler before this job is queued.
   manager.compile_later(
       [self = intrusive_ptr<device_state>{this}, &manager, source, options, done]() mutable {
@@ -126,7 +139,8 @@ future<program> device_state::compile(const std::string& source, const std::stri
           disk_key += source;
           std::unique_ptr<backend_program> built;
           bool from_cache = false;
-          if (auto binary = manager.cache().load(disk_key)) {
+          const bool cached = dev.caches_on_disk();
+          if (auto binary = cached ? manager.cache().load(disk_key) : std::nullopt) {
             try {
               built = dev.load(*binary);
               from_cache = true;
@@ -136,7 +150,7 @@ future<program> device_state::compile(const std::string& source, const std::stri
           }
           if (!built) {
             built = dev.build(source, options);
-            manager.cache().store(disk_key, built->binary());
+            if (cached) manager.cache().store(disk_key, built->binary());
           }
           done->set_value(program{intrusive_ptr<program_state>{
               new program_state(self, std::move(built), from_cache), adopt_ref}});

@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "net/device_directory.hpp"
 #include "net/network.hpp"
 #include "troupe/net/cluster.hpp"
 
@@ -42,6 +43,10 @@ class net_extension final : public actor_system::extension {
 
 }  // namespace
 
+network& network_of(actor_system& system) {
+  return net_extension::of(system);
+}
+
 }  // namespace net::detail
 
 cluster& actor_system::nodes() {
@@ -59,5 +64,12 @@ future<actor> actor_system::lookup_on(node_id node, const std::string& name) {
 }  // namespace troupe
 
 extern "C" void troupe_net_join(troupe::actor_system* system) {
-  troupe::net::detail::net_extension::of(*system);
+  using namespace troupe::net::detail;
+  if (net_extension::of(*system).size() < 2) return;
+  // The devices of the other nodes join this node's list when it is first asked for.
+  system->extension_for(
+      troupe::detail::remote_device_source::key(),
+      [](troupe::actor_system& sys) -> std::unique_ptr<troupe::actor_system::extension> {
+        return std::make_unique<device_directory>(sys);
+      });
 }

@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "net/actor_proxy.hpp"
+#include "net/device_messages.hpp"
+#include "net/device_server.hpp"
 #include "net/program_fingerprint.hpp"
 #include "net/service_messages.hpp"
 #include "support/mpi/mpi_owner.hpp"
@@ -128,6 +130,9 @@ void network::spawn_service() {
             promise.deliver(error{errc::runtime_error, "spawn of actor type '" + request.name +
                                                            "' failed: " + failure.what()});
           }
+        },
+        [self, server = std::make_shared<actor>()](device_list_request&) {
+          return describe_devices(self->system(), *server);
         },
         [self, weak](lookup_request& request) {
           auto promise = self->make_response_promise();
@@ -265,6 +270,11 @@ actor network::decode(const wire_handle& wire) {
                                             " of a job of " + std::to_string(size_) + " nodes");
   if (wire.node == self_) return exported_actor(wire.id);
   return proxy_for(wire.node, wire.id);
+}
+
+actor network::service_of(node_id node) {
+  check_node(node, "service");
+  return proxy_for(node, service_id);
 }
 
 actor network::proxy_for(node_id node, actor_id id) {

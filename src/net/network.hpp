@@ -57,6 +57,8 @@ class network final : public std::enable_shared_from_this<network>,
   void forget(const actor_proxy& proxy) noexcept;
 
   future<actor> spawn_on(node_id node, const std::string& name, message args);
+  /// The service actor of another node (spawn, lookup, device lists).
+  actor service_of(node_id node);
   future<actor> lookup_on(node_id node, const std::string& name);
 
   /// The system's destructor has begun.
@@ -135,5 +137,8 @@ class network final : public std::enable_shared_from_this<network>,
   std::mutex registry_mutex_;
   std::unordered_map<std::string, actor> draining_registry_;  // served while the job ends
 };
+
+/// The network of `system`, joined on first use (net_extension.cpp).
+network& network_of(actor_system& system);
 
 }  // namespace troupe::net::detail

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "troupe/core/node_id.hpp"
+
 namespace troupe {
 
 /// The programming interface a device is driven through.
@@ -44,6 +46,11 @@ struct device_info {
   version opencl_version;
   /// CUDA devices: the compute capability; zero for OpenCL devices.
   version compute_capability;
+  /// The node of the job whose process drives the device (0 outside an MPI job).
+  node_id node = 0;
+  /// Whether this process drives the device; false for a device of another node, which is
+  /// used through that node (the net layer).
+  bool local = true;
 };
 
 }  // namespace troupe

@@ -9,7 +9,8 @@
 namespace troupe {
 
 /// The devices of an actor system, narrowed by filters: `sys.devices()` lists all of both
-/// backends; `.of(backend::cuda).type(device_type::gpu).min_compute_capability({8, 0})` narrows.
+/// backends, on every node of the job (this node's first);
+/// `.of(backend::cuda).type(device_type::gpu).min_compute_capability({8, 0})` narrows.
 class device_selection {
  public:
   // -- member types ---------------------------------------------------------
@@ -35,6 +36,10 @@ class device_selection {
   device_selection min_opencl_version(version v) const;
   /// Devices whose name contains `text`.
   device_selection name_contains(const std::string& text) const;
+  /// Devices this process drives itself.
+  device_selection local() const;
+  /// Devices of node `node` of the job (see device_info::node).
+  device_selection on_node(node_id node) const;
 
   // -- properties -----------------------------------------------------------
 
