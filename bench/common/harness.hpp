@@ -349,11 +349,12 @@ class harness {
   }
 
   /// Times `variants` on one parameter set, alternating them run by run (A1 B1 A2 B2 ...), checks
-  /// every run against `expected`, prints the table and appends one CSV row per variant.
+  /// every run against `expected`, prints the table and appends one CSV row per variant, with
+  /// `per_run` as the rate if given.
   template <class Result>
   std::vector<measurement> compare(const std::string& benchmark, const std::string& parameters,
                                    const std::vector<variant<Result>>& variants,
-                                   const Result& expected) {
+                                   const Result& expected, const rate& per_run = rate{}) {
     std::vector<measurement> measured(variants.size());
     for (std::size_t index = 0; index < variants.size(); ++index) {
       measured[index].variant = variants[index].name;
@@ -380,7 +381,7 @@ class harness {
         }
       }
     }
-    report(benchmark, parameters, measured);
+    report(benchmark, parameters, measured, per_run);
     return measured;
   }
 
