@@ -96,6 +96,9 @@ struct kernel_argument {
   backend_memory* memory = nullptr;    // kind::memory
   std::array<std::byte, 16> scalar{};  // kind::scalar: the value's bytes
   std::size_t size = 0;                // scalar: sizeof; local: bytes of local memory
+  /// OpenCL C name of the element or scalar type, as launch_argument has it: what a backend
+  /// that checks arguments elsewhere (a device of another node) checks them by.
+  const char* type_name = "";
 };
 
 /// `count` value-initialised T, kept on the stack up to `N` and on the heap beyond: a launch's
@@ -141,6 +144,11 @@ class backend_program {
 
   /// The compiler's log (may be empty; warnings of a successful build live here).
   virtual std::string build_log() const = 0;
+
+  /// Whether the program came from a disk cache: the default, never, is for programs built
+  /// here (device_state knows where it loaded them from); a program built by another node
+  /// says what that node did.
+  virtual bool from_cache() const noexcept { return false; }
 
   /// The kernel called `name`; throws troupe::error(errc::invalid_argument) naming the kernels
   /// the program has when there is none.
@@ -196,6 +204,10 @@ class backend_queue {
   /// queue (queue_state::hand_on), and drops the events that commands' futures leave behind
   /// (retirement).
   virtual bool prefers_one_launching_thread() const noexcept { return false; }
+  /// Whether the wait list of a command also holds the events of the commands earlier on this
+  /// queue that it depends on. A queue whose commands are checked elsewhere (on another node)
+  /// learns only there that one failed to issue, and must fail those that depend on it there.
+  virtual bool wants_same_queue_waits() const noexcept { return false; }
   /// Whether the driver may return from enqueuing a command of kind `what` only once the device
   /// has run it and what came before it on the queue: NVIDIA's OpenCL returns from a read,
   /// non-blocking or not, staged or not, once the kernel before it and the copy are done. Such

@@ -119,8 +119,10 @@ future<program> device_state::compile(const std::string& source, const std::stri
         .then(inline_execution, [self = intrusive_ptr<device_state>{this},
                                  done](future<std::unique_ptr<backend_program>> built) mutable {
           try {
+            auto made = built.get();
+            const bool from_cache = made->from_cache();
             done->set_value(program{intrusive_ptr<program_state>{
-                new program_state(self, built.get(), false), adopt_ref}});
+                new program_state(self, std::move(made), from_cache), adopt_ref}});
           } catch (...) {
             done->set_exception(std::current_exception());
           }

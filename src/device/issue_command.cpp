@@ -110,6 +110,7 @@ event_ptr launch(device_state& device, backend_queue& queue, command& cmd, wait_
   for (std::size_t i = 0; i < cmd.arguments.size(); ++i) {
     auto& in = cmd.arguments[i];
     auto& out = args[i];
+    out.type_name = in.type_name;
     switch (in.what) {
       case launch_argument::kind::buffer:
         if (!in.buffer)

@@ -205,7 +205,8 @@ void queue_state::submit(command cmd, const dependency_list& deps,
     // Submitted earlier to this in-order queue: ordered before this command already. Drivers
     // do not all skip such a wait cheaply (NVIDIA's OpenCL does not).
     if (marker != nullptr && marker->queue() == this && marker->is_ordered()) {
-      if (!order_only && !marker->is_enqueued()) op->earlier_on_queue.emplace_back(marker);
+      if (!order_only && (!marker->is_enqueued() || backend_->wants_same_queue_waits()))
+        op->earlier_on_queue.emplace_back(marker);
       return;
     }
     auto* event = marker != nullptr ? marker->event_to_wait_for() : nullptr;
@@ -468,6 +469,9 @@ queue_state::issued queue_state::issue(pending& op, completion_queue* completion
     std::vector<backend_event*> waits;
     waits.reserve(op.device_waits.size());
     for (auto& e : op.device_waits) waits.push_back(e.get());
+    if (backend_->wants_same_queue_waits())
+      for (auto& earlier : op.earlier_on_queue)
+        if (auto* event = earlier->event()) waits.push_back(event);
 
     const bool own_event = op.cmd.what != command::kind::launch || op.marker->wanted() ||
                            uncovered_.size() + 1 >= most_uncovered;

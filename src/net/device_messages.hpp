@@ -67,7 +67,7 @@ struct device_setup {
   }
 };
 
-/// Compiles `source` on device `device` as program `id`; the answer is the build log.
+/// Compiles `source` on device `device` as program `id`; the answer is a build_result.
 struct build_request {
   node_id client = 0;
   std::uint64_t id = 0;
@@ -78,6 +78,17 @@ struct build_request {
   template <class Archive>
   void serialize(Archive& ar) {
     ar(client, id, device, source, options);
+  }
+};
+
+/// A program built for a client.
+struct build_result {
+  std::string log;
+  bool from_cache = false;  // the server loaded it from its disk cache
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(log, from_cache);
   }
 };
 

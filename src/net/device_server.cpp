@@ -2,6 +2,8 @@
 
 #include <array>
 #include <cstring>
+#include <deque>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -95,17 +97,17 @@ class device_server_state final : public std::enable_shared_from_this<device_ser
     }
   }
 
-  future<std::string> build(const build_request& r) {
+  future<build_result> build(const build_request& r) {
     if (r.device >= devices_.size())
-      return make_exceptional_future<std::string>(no_device(r.device));
+      return make_exceptional_future<build_result>(no_device(r.device));
     return device_at(r.device)
         .compile(r.source, r.options)
         .then(inline_execution,
               [self = shared_from_this(), k = key{r.client, r.id}](program built) {
-                auto log = built.build_log();
+                build_result result{built.build_log(), built.from_cache()};
                 std::lock_guard guard{self->mutex_};
                 self->programs_[k] = std::move(built);
-                return log;
+                return result;
               });
   }
 
@@ -150,9 +152,13 @@ class device_server_state final : public std::enable_shared_from_this<device_ser
                                       std::to_string(c.client)};
     intrusive_ptr<queue_state> queue = found->second;
     dependency_list deps;
-    for (const auto& [queue_id, sequence] : c.waits)
-      if (auto it = running_.find({c.client, queue_id, sequence}); it != running_.end())
+    for (const auto& [queue_id, sequence] : c.waits) {
+      const event_key k{c.client, queue_id, sequence};
+      if (auto it = running_.find(k); it != running_.end())
         deps.add(it->second, false);
+      else if (auto failed = failures_.find(k); failed != failures_.end())
+        std::rethrow_exception(failed->second);
+    }
 
     command cmd;
     cmd.offset = c.offset;
@@ -251,8 +257,14 @@ class device_server_state final : public std::enable_shared_from_this<device_ser
     queue->submit(std::move(cmd), deps, std::move(result));
     return std::move(answer).then(inline_execution,
                                   [self = shared_from_this(), k](future<bytes> ended) -> bytes {
-                                    self->forget(k);
-                                    return ended.get();
+                                    try {
+                                      auto answered = ended.get();
+                                      self->forget(k, nullptr);
+                                      return answered;
+                                    } catch (...) {
+                                      self->forget(k, std::current_exception());
+                                      throw;
+                                    }
                                   });
   }
 
@@ -268,9 +280,19 @@ class device_server_state final : public std::enable_shared_from_this<device_ser
     return answer;
   }
 
-  void forget(const event_key& k) {
+  /// The command `k` has ended, with `failure` if it failed: commands that depend on it and
+  /// come later fail with it (remembered for the latest remembered_failures).
+  void forget(const event_key& k, std::exception_ptr failure) {
     std::lock_guard guard{mutex_};
     running_.erase(k);
+    if (failure) {
+      failures_.emplace(k, std::move(failure));
+      failure_order_.push_back(k);
+      if (failure_order_.size() > remembered_failures) {
+        failures_.erase(failure_order_.front());
+        failure_order_.pop_front();
+      }
+    }
     if (auto last = last_on_queue_.find({std::get<0>(k), std::get<1>(k)});
         last != last_on_queue_.end() && last->second->is_ready())
       last_on_queue_.erase(last);
@@ -287,6 +309,10 @@ class device_server_state final : public std::enable_shared_from_this<device_ser
   std::map<key, program> programs_;
   /// Commands not ended yet, that later commands of other queues may wait for on the device.
   std::map<event_key, intrusive_ptr<state_base>> running_;
+  /// Commands that failed, for those that depend on them and arrive after they ended.
+  static constexpr std::size_t remembered_failures = 4096;
+  std::map<event_key, std::exception_ptr> failures_;
+  std::deque<event_key> failure_order_;
   /// The last command issued on each queue, while it runs.
   std::map<key, intrusive_ptr<state_base>> last_on_queue_;
 };

@@ -71,14 +71,15 @@ class remote_kernel final : public backend_kernel {
 
 class remote_program final : public backend_program {
  public:
-  remote_program(remote_device& device, std::uint64_t id, std::string log)
-      : device_(device), id_(id), log_(std::move(log)) {}
+  remote_program(remote_device& device, std::uint64_t id, build_result built)
+      : device_(device), id_(id), built_(std::move(built)) {}
   ~remote_program() override {
     send(device_.server(),
          device_setup{device_setup::kind::release_program, device_.ids().self, id_, 0, 0});
   }
   std::vector<std::byte> binary() const override { return {}; }
-  std::string build_log() const override { return log_; }
+  std::string build_log() const override { return built_.log; }
+  bool from_cache() const noexcept override { return built_.from_cache; }
   std::unique_ptr<backend_kernel> kernel(const std::string& name) override {
     return std::make_unique<remote_kernel>(name, id_);
   }
@@ -86,7 +87,7 @@ class remote_program final : public backend_program {
  private:
   remote_device& device_;
   std::uint64_t id_;
-  std::string log_;
+  build_result built_;
 };
 
 std::uint64_t memory_id(backend_memory& memory) {
@@ -171,10 +172,13 @@ class remote_queue final : public backend_queue {
       if (a.what == troupe::detail::kernel_argument::kind::memory) w.memory = memory_id(*a.memory);
       w.scalar = a.scalar;
       w.size = a.size;
+      w.type_name = a.type_name;
       c.arguments.push_back(std::move(w));
     }
     return issue(std::move(c), {});
   }
+
+  bool wants_same_queue_waits() const noexcept override { return true; }
 
   event_ptr mark() override { return issue(command(device_command::kind::mark, {}), {}); }
   void flush() override {}
@@ -220,6 +224,10 @@ remote_device::remote_device(device_info described, actor server, std::uint32_t 
 }
 
 std::unique_ptr<backend_memory> remote_device::allocate(std::size_t bytes) {
+  if (bytes > info.global_memory)
+    throw error{errc::out_of_device_memory,
+                "device::allocate: " + std::to_string(bytes) + " bytes on " + where_ +
+                    ", which has " + std::to_string(info.global_memory) + " bytes in all"};
   // Answered by no message: an allocation that fails there fails the commands that use it,
   // with the server's error (out of memory, naming the device and node).
   return std::make_unique<remote_memory>(*this, bytes);
@@ -241,11 +249,11 @@ std::unique_ptr<backend_program> remote_device::build(const std::string&, const 
 std::optional<future<std::unique_ptr<backend_program>>> remote_device::build_elsewhere(
     const std::string& source, const std::string& options) {
   const auto id = ids_->take();
-  return request<std::string>(server_, build_request{ids_->self, id, index_, source, options})
+  return request<build_result>(server_, build_request{ids_->self, id, index_, source, options})
       .then(inline_execution,
-            [this, id](future<std::string> log) -> std::unique_ptr<backend_program> {
+            [this, id](future<build_result> built) -> std::unique_ptr<backend_program> {
               try {
-                return std::make_unique<remote_program>(*this, id, log.get());
+                return std::make_unique<remote_program>(*this, id, built.get());
               } catch (const error& e) {
                 throw error{e.code(), where_ + ": " + e.what()};
               }

@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -126,7 +128,7 @@ TEST_P(launch_test, programs_are_cached_in_memory) {
 
 TEST_P(launch_test, a_second_system_loads_the_program_from_the_disk_cache) {
   auto dir = std::filesystem::temp_directory_path() /
-             ("troupe-kernel-cache-test-" +
+             ("troupe-kernel-cache-test-" + std::to_string(::getpid()) + "-" +
               std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" + GetParam());
   std::filesystem::remove_all(dir);
   auto index = std::stoul(GetParam().substr(0, GetParam().find('_')));
