@@ -8,12 +8,17 @@
 //                        mpi-native: rank 0 MPI_Sends the input; rank 1 receives it into pinned
 //                        memory, copies it to the GPU, runs the kernel, copies the result back
 //                        and MPI_Sends it (the CUDA driver API; only where node 1 has a GPU).
+//   remote_partition     HPXCL's partition on node 1's device: the data in 4 parts, each written,
+//                        computed and read back on a queue of its own, all overlapping.
+//                        mpi-native: rank 0 MPI_Sends the data; rank 1 runs the 4 parts on 4
+//                        streams from pinned memory and MPI_Sends the result back.
 //   remote_write         buffer::write of a vector to node 1's device, against MPI_Send of the
 //                        same bytes into a kept buffer on rank 1 (acknowledged).
 //   remote_read          buffer::read from node 1's device, against MPI_Recv of the same bytes.
-//   remote_pipeline      20 kernel actors (scale) on node 1's device, driven from node 0, against
-//                        the same pipeline built and driven by an actor on node 1 itself; both
-//                        move the input there and the output back once.
+//   remote_pipeline      2 and 20 kernel actors (scale) on node 1's device, driven from node 0,
+//                        against the same pipeline built and driven by an actor on node 1
+//                        itself; both move the input there and the output back once, so the
+//                        difference of the two lengths over 18 is one stage's time.
 #include <mpi.h>
 
 #include <cmath>
@@ -41,11 +46,13 @@ using troupe::event_based_actor;
 namespace kernel = troupe::kernel;
 
 // What rank 0 asks of rank 1's hand-written side (tag command_tag), and the tags of its data.
-enum class op : std::int64_t { quit, stencil, sink, source };
+enum class op : std::int64_t { quit, stencil, partition, sink, source };
 constexpr int command_tag = 7001;
 constexpr int data_tag = 7002;
 constexpr int answer_tag = 7003;
 constexpr int pipeline_stages = 20;
+// HPXCL's partition: parts per device, each on a queue (stream) of its own.
+constexpr std::size_t partition_parts = 4;
 
 void command(op what, std::int64_t size) {
   const std::int64_t message[2] = {static_cast<std::int64_t>(what), size};
@@ -132,16 +139,74 @@ class native_stencil {
 };
 #endif
 
+#ifdef TROUPE_BENCH_HAS_CUDA
+/// Rank 1's hand-written partition: 4 streams, each copying its part in, running the kernel and
+/// copying it back, from and to pinned memory; one synchronization per stream.
+class native_partition {
+ public:
+  native_partition()
+      : device_(0),
+        module_(device_, troupe::bench::kernels::partition.cuda,
+                troupe::bench::kernels::partition.cuda_options),
+        kernel_(module_.function(troupe::bench::kernels::partition.name)) {
+    for (std::size_t p = 0; p < partition_parts; ++p)
+      streams_.push_back(std::make_unique<troupe::bench::cuda::stream>(device_));
+  }
+
+  void serve(std::size_t n) {
+    namespace cuda = troupe::bench::cuda;
+    if (n != size_) {
+      memory_.reset();
+      host_.reset();
+      memory_ = std::make_unique<cuda::device_memory>(device_, n * sizeof(float));
+      host_ = std::make_unique<cuda::pinned_memory<float>>(device_, n);
+      size_ = n;
+    }
+    receive_bytes(host_->data(), n * sizeof(float), 0, data_tag);
+    device_.make_current();
+    const auto& f = cuda::functions();
+    const std::size_t each = (n + partition_parts - 1) / partition_parts;
+    for (std::size_t p = 0; p < partition_parts; ++p) {
+      const std::size_t first = std::min(n, p * each);
+      const std::size_t count = std::min(n, first + each) - first;
+      if (count == 0) continue;
+      CUstream on = streams_[p]->get();
+      CUdeviceptr part = memory_->get() + first * sizeof(float);
+      cuda::check(f.cuMemcpyHtoDAsync(part, host_->data() + first, count * sizeof(float), on),
+                  "cuMemcpyHtoDAsync");
+      cuda::launch(kernel_, on, {cuda::blocks_for(count, 256)}, {256}, part,
+                   static_cast<unsigned>(count));
+      cuda::check(f.cuMemcpyDtoHAsync(host_->data() + first, part, count * sizeof(float), on),
+                  "cuMemcpyDtoHAsync");
+    }
+    for (auto& stream : streams_)
+      cuda::check(f.cuStreamSynchronize(stream->get()), "cuStreamSynchronize");
+    send_bytes(host_->data(), n * sizeof(float), 0, answer_tag);
+  }
+
+ private:
+  troupe::bench::cuda::device device_;
+  troupe::bench::cuda::module module_;
+  CUfunction kernel_;
+  std::vector<std::unique_ptr<troupe::bench::cuda::stream>> streams_;
+  std::size_t size_ = 0;
+  std::unique_ptr<troupe::bench::cuda::device_memory> memory_;
+  std::unique_ptr<troupe::bench::cuda::pinned_memory<float>> host_;
+};
+#endif
+
 /// Rank 1's main thread: serves rank 0's hand-written side until told to quit. Returns whether
 /// it has the native stencil (sent to rank 0 first).
 void serve_baseline() {
   std::int64_t native = 0;
 #ifdef TROUPE_BENCH_HAS_CUDA
   std::unique_ptr<native_stencil> stencil;
+  std::unique_ptr<native_partition> partition;
   std::string why;
   if (troupe::bench::cuda::load(why) != nullptr) {
     try {
       stencil = std::make_unique<native_stencil>();
+      partition = std::make_unique<native_partition>();
       native = 1;
     } catch (const std::exception& failure) {
       std::cerr << "bench-net-devices: rank 1 has no native stencil: " << failure.what() << "\n";
@@ -160,6 +225,11 @@ void serve_baseline() {
       case op::stencil:
 #ifdef TROUPE_BENCH_HAS_CUDA
         stencil->serve(size);
+#endif
+        break;
+      case op::partition:
+#ifdef TROUPE_BENCH_HAS_CUDA
+        partition->serve(size);
 #endif
         break;
       case op::sink: {
@@ -191,9 +261,10 @@ const kernel::source& scale_source() {
   return source;
 }
 
-/// 20 scale stages on `device`: ×1 in the middle, ×2 first and ×0.5 last, so that the output
-/// equals the input.
-actor make_pipeline(troupe::actor_system& sys, const troupe::device& device, std::size_t n) {
+/// `stages` (2 or more) scale stages on `device`: ×1 in the middle, ×2 first and ×0.5 last, so
+/// that the output equals the input.
+actor make_pipeline(troupe::actor_system& sys, const troupe::device& device, std::size_t n,
+                    int stages) {
   using kernel::in;
   using kernel::out;
   using kernel::priv;
@@ -202,7 +273,7 @@ actor make_pipeline(troupe::actor_system& sys, const troupe::device& device, std
   const auto range = troupe::nd_range{{n}};
   actor pipeline = sys.spawn_kernel(scale_source(), "scale", range, kernel::on(device),
                                     in<float, ref>{}, out<float, val>{}, priv<float>{0.5f});
-  for (int stage = 0; stage < pipeline_stages - 2; ++stage)
+  for (int stage = 0; stage < stages - 2; ++stage)
     pipeline = pipeline * sys.spawn_kernel(scale_source(), "scale", range, kernel::on(device),
                                            in<float, ref>{}, out<float, ref>{}, priv<float>{1.0f});
   return pipeline * sys.spawn_kernel(scale_source(), "scale", range, kernel::on(device),
@@ -220,12 +291,15 @@ troupe::config bench_config(int threads) {
   troupe::config cfg;
   cfg.threads = static_cast<std::size_t>(threads);
   // Builds the pipeline on its node's own device once, then runs it per request.
-  cfg.add_actor_type("local_pipeline", [](event_based_actor* self, std::uint64_t n) -> behavior {
-    auto pipeline = make_pipeline(self->system(),
-                                  device_of(self->system(), self->system().nodes().this_node()), n);
-    return {
-        [self, pipeline](std::vector<float>& x) { return self->delegate(pipeline, std::move(x)); }};
-  });
+  cfg.add_actor_type(
+      "local_pipeline", [](event_based_actor* self, std::uint64_t n, int stages) -> behavior {
+        auto pipeline =
+            make_pipeline(self->system(),
+                          device_of(self->system(), self->system().nodes().this_node()), n, stages);
+        return {[self, pipeline](std::vector<float>& x) {
+          return self->delegate(pipeline, std::move(x));
+        }};
+      });
   return cfg;
 }
 
@@ -266,6 +340,62 @@ void run_benchmarks(troupe::bench::harness& bench, troupe::actor_system& sys, bo
                               return stencil_check(input, result.data());
                             }});
       bench.compare<std::string>("remote_stencil", where + ";n=" + std::to_string(n), variants, "");
+    }
+  }
+
+  if (bench.selected("remote_partition")) {
+    auto program = remote
+                       .compile(troupe::bench::kernels::partition.text(remote.backend()),
+                                troupe::bench::kernels::partition.options(remote.backend()))
+                       .get();
+    std::vector<troupe::device_queue> queues;
+    for (std::size_t p = 0; p < partition_parts; ++p) queues.push_back(remote.make_queue());
+    const std::size_t largest = quick ? 100'000 : 100'000'000;
+    for (std::size_t n = 100'000; n <= largest; n *= 10) {
+      std::vector<float> input(n);
+      for (std::size_t i = 0; i < n; ++i) input[i] = static_cast<float>(i % 4096) * 0.01f;
+      std::vector<float> result(n);
+      const std::size_t each = (n + partition_parts - 1) / partition_parts;
+      std::vector<troupe::buffer<float>> parts;
+      for (std::size_t p = 0; p < partition_parts; ++p)
+        parts.push_back(remote.allocate<float>(each));
+      auto check = [&] {
+        for (std::size_t i = 0; i < n; ++i)
+          if (std::abs(result[i] - 1.0f) > 1e-5f)
+            return "element " + std::to_string(i) + " is " + std::to_string(result[i]) +
+                   ", expected 1";
+        return std::string{};
+      };
+      std::vector<troupe::bench::variant<std::string>> variants;
+      variants.push_back(
+          {"troupe", [&] {
+             std::fill(result.begin(), result.end(), 0.0f);
+             std::vector<troupe::future<void>> reads;
+             for (std::size_t p = 0; p < partition_parts; ++p) {
+               const std::size_t first = std::min(n, p * each);
+               const std::size_t count = std::min(n, first + each) - first;
+               auto& q = queues[p];
+               auto w = q.write(parts[p], 0, std::span<const float>{input.data() + first, count});
+               auto k = q.launch(program, troupe::bench::kernels::partition.name,
+                                 troupe::nd_range{{count}}, troupe::after(w), parts[p],
+                                 static_cast<unsigned>(count));
+               reads.push_back(q.read_into(parts[p], std::span<float>{result.data() + first, count},
+                                           troupe::after(k)));
+             }
+             for (auto& r : reads) r.get();
+             return check();
+           }});
+      if (native)
+        variants.push_back({"mpi-native", [&] {
+                              std::fill(result.begin(), result.end(), 0.0f);
+                              command(op::partition, static_cast<std::int64_t>(n));
+                              send_bytes(input.data(), n * sizeof(float), 1, data_tag);
+                              receive_bytes(result.data(), n * sizeof(float), 1, answer_tag);
+                              return check();
+                            }});
+      bench.compare<std::string>(
+          "remote_partition", where + ";n=" + std::to_string(n), variants, "",
+          troupe::bench::rate{"GB/s", static_cast<double>(2 * n * sizeof(float))});
     }
   }
 
@@ -316,23 +446,27 @@ void run_benchmarks(troupe::bench::harness& bench, troupe::actor_system& sys, bo
     }
   }
 
+  // Run with 2 and with 20 stages: the difference over 18 is the time of one stage, without the
+  // input's and output's way there and back, which both sides share.
   if (bench.selected("remote_pipeline")) {
     const std::size_t n = quick ? 4096 : std::size_t{1} << 20;
-    auto pipeline = make_pipeline(sys, remote, n);
-    auto local = sys.spawn_on(1, "local_pipeline", std::uint64_t{n}).get();
     std::vector<float> x(n);
     for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 97);
     auto check = [&](const std::vector<float>& y) {
       return y == x ? std::string{} : std::string{"the output differs from the input"};
     };
-    bench.compare<std::string>(
-        "remote_pipeline",
-        where + ";stages=" + std::to_string(pipeline_stages) + ";n=" + std::to_string(n),
-        {{"troupe-remote",
-          [&] { return check(troupe::request<std::vector<float>>(pipeline, x).get()); }},
-         {"troupe-on-node-1",
-          [&] { return check(troupe::request<std::vector<float>>(local, x).get()); }}},
-        "");
+    for (int stages : {2, pipeline_stages}) {
+      auto pipeline = make_pipeline(sys, remote, n, stages);
+      auto local = sys.spawn_on(1, "local_pipeline", std::uint64_t{n}, stages).get();
+      bench.compare<std::string>(
+          "remote_pipeline",
+          where + ";stages=" + std::to_string(stages) + ";n=" + std::to_string(n),
+          {{"troupe-remote",
+            [&] { return check(troupe::request<std::vector<float>>(pipeline, x).get()); }},
+           {"troupe-on-node-1",
+            [&] { return check(troupe::request<std::vector<float>>(local, x).get()); }}},
+          "");
+    }
   }
 }
 
