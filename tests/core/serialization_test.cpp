@@ -111,6 +111,16 @@ TEST(serialization, large_blocks_become_segments_that_are_not_copied) {
   EXPECT_EQ(back.get_as<std::vector<double>>(0), big);
 }
 
+TEST(serialization, empty_vectors_and_strings_round_trip) {
+  // An empty vector's data() may be null: reading nothing into it must not hand null to memcpy.
+  auto back = round_trip(troupe::detail::no_segments, std::vector<std::byte>{}, std::string{},
+                         std::vector<double>{});
+  ASSERT_TRUE((back.match<std::vector<std::byte>, std::string, std::vector<double>>()));
+  EXPECT_TRUE(back.get_as<std::vector<std::byte>>(0).empty());
+  EXPECT_TRUE(back.get_as<std::string>(1).empty());
+  EXPECT_TRUE(back.get_as<std::vector<double>>(2).empty());
+}
+
 TEST(serialization, a_type_without_serialize_is_named) {
   const auto& codec = *troupe::detail::type_list_of<int, no_serialize>.codec();
   ASSERT_NE(codec.unencodable, nullptr);

@@ -204,6 +204,14 @@ TEST(net, a_256_mib_vector_round_trip_is_bit_identical) {
   EXPECT_EQ(std::memcmp(back.data(), data.data(), data.size() * sizeof(double)), 0);
 }
 
+TEST(net, an_empty_vector_round_trip_stays_empty) {
+  troupe::actor_system sys{net_config()};
+  auto& nodes = sys.nodes();
+  if (nodes.this_node() != 0) return;
+  auto echo = sys.spawn_on(1, "echo").get();
+  EXPECT_TRUE(troupe::request<std::vector<double>>(echo, std::vector<double>{}).get().empty());
+}
+
 TEST(net, the_standard_types_and_errors_cross_nodes) {
   troupe::actor_system sys{net_config()};
   auto& nodes = sys.nodes();

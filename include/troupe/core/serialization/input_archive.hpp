@@ -44,6 +44,7 @@ class input_archive : public cereal::InputArchive<input_archive, cereal::AllowEm
       throw error(errc::invalid_argument, "input_archive: " + std::to_string(size) +
                                               " bytes wanted where " + std::to_string(remaining()) +
                                               " are left");
+    if (size == 0) return;  // an empty vector's data() may be null, which memcpy must not get
     std::memcpy(data, bytes_.data() + position_, size);
     position_ += size;
   }
