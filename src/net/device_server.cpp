@@ -60,8 +60,7 @@ const char* type_literal(const std::string& name) {
 class device_server_state final : public std::enable_shared_from_this<device_server_state> {
  public:
   explicit device_server_state(actor_system& system)
-      : system_(system),
-        node_(system.nodes().this_node()),
+      : node_(system.nodes().this_node()),
         devices_(troupe::detail::device_manager::of(system).devices()) {}
 
   void setup(const device_setup& s) {
@@ -298,7 +297,6 @@ class device_server_state final : public std::enable_shared_from_this<device_ser
       last_on_queue_.erase(last);
   }
 
-  actor_system& system_;
   node_id node_;
   const std::vector<troupe::device>& devices_;
   std::mutex mutex_;  // the handlers run on the actor, the continuations where commands end

@@ -90,6 +90,12 @@ class remote_program final : public backend_program {
   build_result built_;
 };
 
+/// A copy of `size` bytes at `data`, to travel in a message.
+bytes copy_of(const void* data, std::size_t size) {
+  const auto* first = static_cast<const std::byte*>(data);
+  return bytes(first, first + size);
+}
+
 std::uint64_t memory_id(backend_memory& memory) {
   return static_cast<remote_memory&>(memory).id();
 }
@@ -113,8 +119,7 @@ class remote_queue final : public backend_queue {
     c.memory = memory_id(dst);
     c.offset = offset;
     c.bytes = size;
-    const auto* first = static_cast<const std::byte*>(src);
-    return issue(std::move(c), bytes(first, first + size));
+    return issue(std::move(c), copy_of(src, size));
   }
 
   event_ptr read(backend_memory& src, std::size_t offset, void* dst, std::size_t size, bool,
@@ -135,8 +140,7 @@ class remote_queue final : public backend_queue {
     c.memory = memory_id(dst);
     c.offset = offset;
     c.bytes = size;
-    const auto* first = static_cast<const std::byte*>(pattern);
-    return issue(std::move(c), bytes(first, first + pattern_size));
+    return issue(std::move(c), copy_of(pattern, pattern_size));
   }
 
   event_ptr copy(backend_memory& src, std::size_t src_offset, backend_memory& dst,
