@@ -107,8 +107,9 @@ struct wire_argument {
 };
 
 /// One command on a queue: the `sequence`-th the client issued there. Sent with a second
-/// element, a std::vector<std::byte>: a write's bytes, a fill's pattern, empty otherwise. The
-/// answer is a std::vector<std::byte>: a read's bytes, empty otherwise; or the command's error.
+/// element, a bulk_bytes: a write's bytes, a fill's pattern, empty otherwise. The answer is a
+/// bulk_bytes: a read's bytes (bound for the client's `landing`), empty otherwise; or the
+/// command's error.
 struct device_command {
   enum class kind : std::uint8_t { write, read, fill, copy, launch, mark };
   kind what = kind::write;
@@ -120,6 +121,7 @@ struct device_command {
   std::uint64_t offset = 0;
   std::uint64_t target_offset = 0;
   std::uint64_t bytes = 0;
+  std::uint64_t landing = 0;  // read
   // launch
   std::uint64_t program = 0;
   std::string kernel;
@@ -129,13 +131,13 @@ struct device_command {
   std::array<std::uint64_t, 3> global_offset{};
   std::uint64_t shared_bytes = 0;
   std::vector<wire_argument> arguments;
-  /// Commands of other queues of the same device to run after: (queue, sequence).
-  std::vector<std::array<std::uint64_t, 2>> waits;
+  /// Commands of other queues of the same device to run after: (queue, first sequence, last).
+  std::vector<std::array<std::uint64_t, 3>> waits;
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(what, client, queue, sequence, memory, target, offset, target_offset, bytes, program, kernel,
-       dimensions, global, local, global_offset, shared_bytes, arguments, waits);
+    ar(what, client, queue, sequence, memory, target, offset, target_offset, bytes, landing,
+       program, kernel, dimensions, global, local, global_offset, shared_bytes, arguments, waits);
   }
 };
 

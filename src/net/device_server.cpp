@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "device/device_manager.hpp"
+#include "net/bulk_bytes.hpp"
 #include "net/device_messages.hpp"
 #include "troupe/async/promise.hpp"
 #include "troupe/core/event_based_actor.hpp"
@@ -34,12 +35,11 @@ using troupe::detail::intrusive_ptr;
 using troupe::detail::queue_state;
 using troupe::detail::ref_counted;
 using troupe::detail::state_base;
-using bytes = std::vector<std::byte>;
 
-/// Host bytes that a write copies from, kept until it has ended.
+/// Host bytes that a write copies from or a read copies to, kept until it has ended.
 struct held_bytes final : ref_counted {
-  explicit held_bytes(bytes held) : data(std::move(held)) {}
-  bytes data;
+  explicit held_bytes(bulk_bytes held) : data(std::move(held)) {}
+  bulk_bytes data;
 };
 
 /// A launch argument's OpenCL type name as one of the literals launch_argument points to
@@ -110,11 +110,11 @@ class device_server_state final : public std::enable_shared_from_this<device_ser
               });
   }
 
-  future<bytes> run(device_command& c, bytes& data) {
+  future<bulk_bytes> run(device_command& c, bulk_bytes& data) {
     try {
       return issue(c, data);
     } catch (const error& e) {
-      return make_exceptional_future<bytes>(e);
+      return make_exceptional_future<bulk_bytes>(e);
     }
   }
 
@@ -140,7 +140,7 @@ class device_server_state final : public std::enable_shared_from_this<device_ser
                                     std::to_string(client)};
   }
 
-  future<bytes> issue(device_command& c, bytes& data) {
+  future<bulk_bytes> issue(device_command& c, bulk_bytes& data) {
     std::unique_lock guard{mutex_};
     auto found = queues_.find({c.client, c.queue});
     if (auto failed = failed_queues_.find({c.client, c.queue}); failed != failed_queues_.end())
@@ -151,19 +151,25 @@ class device_server_state final : public std::enable_shared_from_this<device_ser
                                       std::to_string(c.client)};
     intrusive_ptr<queue_state> queue = found->second;
     dependency_list deps;
-    for (const auto& [queue_id, sequence] : c.waits) {
-      const event_key k{c.client, queue_id, sequence};
-      if (auto it = running_.find(k); it != running_.end())
-        deps.add(it->second, false);
-      else if (auto failed = failures_.find(k); failed != failures_.end())
-        std::rethrow_exception(failed->second);
+    for (const auto& [queue_id, first, last] : c.waits) {
+      if (last < first || last - first > max_waited_commands)
+        throw error{errc::invalid_argument, "a wait for commands " + std::to_string(first) +
+                                                " to " + std::to_string(last) + " of queue " +
+                                                std::to_string(queue_id)};
+      for (auto sequence = first; sequence <= last; ++sequence) {
+        const event_key k{c.client, queue_id, sequence};
+        if (auto it = running_.find(k); it != running_.end())
+          deps.add(it->second, false);
+        else if (auto failed = failures_.find(k); failed != failures_.end())
+          std::rethrow_exception(failed->second);
+      }
     }
 
     command cmd;
     cmd.offset = c.offset;
     cmd.bytes = c.bytes;
     intrusive_ptr<troupe::detail::command_result> result;
-    future<bytes> answer;
+    future<bulk_bytes> answer;
     switch (c.what) {
       case device_command::kind::write:
         cmd.what = command::kind::write;
@@ -183,20 +189,22 @@ class device_server_state final : public std::enable_shared_from_this<device_ser
         cmd.what = command::kind::read;
         cmd.caller = "buffer::read";
         cmd.buffer = memory(c.client, c.memory, "read");
-        intrusive_ptr<troupe::detail::vector_result<std::byte>> read{
-            new troupe::detail::vector_result<std::byte>(queue->device().results(), c.bytes, false,
-                                                         queue->device().fresh()),
-            adopt_ref};
-        cmd.host_destination = read->data();
-        answer = troupe::detail::future_access::make<future<bytes>>(read->shared());
-        result = std::move(read);
+        auto read = bulk_bytes::block(c.bytes, c.landing);
+        cmd.host_destination = read.data();
+        intrusive_ptr<held_bytes> held{new held_bytes(read), adopt_ref};
+        cmd.keep_alive = held;
+        intrusive_ptr<troupe::detail::void_result> done{
+            new troupe::detail::void_result(queue->device().results()), adopt_ref};
+        answer = troupe::detail::future_access::make<future<void>>(done->shared())
+                     .then(inline_execution, [held] { return held->data; });
+        result = std::move(done);
         break;
       }
       case device_command::kind::fill:
         cmd.what = command::kind::fill;
         cmd.caller = "buffer::fill";
         cmd.buffer = memory(c.client, c.memory, "fill");
-        if (data.empty() || data.size() > cmd.pattern.size())
+        if (data.size() == 0 || data.size() > cmd.pattern.size())
           throw error{errc::invalid_argument,
                       "fill: a pattern of " + std::to_string(data.size()) + " bytes"};
         std::memcpy(cmd.pattern.data(), data.data(), data.size());
@@ -245,7 +253,7 @@ class device_server_state final : public std::enable_shared_from_this<device_ser
       intrusive_ptr<troupe::detail::void_result> done{
           new troupe::detail::void_result(queue->device().results()), adopt_ref};
       answer = troupe::detail::future_access::make<future<void>>(done->shared())
-                   .then(inline_execution, [] { return bytes{}; });
+                   .then(inline_execution, [] { return bulk_bytes{}; });
       result = std::move(done);
     }
     const event_key k{c.client, c.queue, c.sequence};
@@ -254,28 +262,29 @@ class device_server_state final : public std::enable_shared_from_this<device_ser
     last_on_queue_[{c.client, c.queue}] = state;
     guard.unlock();
     queue->submit(std::move(cmd), deps, std::move(result));
-    return std::move(answer).then(inline_execution,
-                                  [self = shared_from_this(), k](future<bytes> ended) -> bytes {
-                                    try {
-                                      auto answered = ended.get();
-                                      self->forget(k, nullptr);
-                                      return answered;
-                                    } catch (...) {
-                                      self->forget(k, std::current_exception());
-                                      throw;
-                                    }
-                                  });
+    return std::move(answer).then(
+        inline_execution, [self = shared_from_this(), k](future<bulk_bytes> ended) -> bulk_bytes {
+          try {
+            auto answered = ended.get();
+            self->forget(k, nullptr);
+            return answered;
+          } catch (...) {
+            self->forget(k, std::current_exception());
+            throw;
+          }
+        });
   }
 
   /// Ends once the last command issued on the queue so far has: the queue runs in order. Its
   /// own errors went to its own answer.
-  future<bytes> mark(const device_command& c) {
+  future<bulk_bytes> mark(const device_command& c) {
     auto last = last_on_queue_.find({c.client, c.queue});
-    if (last == last_on_queue_.end() || last->second->is_ready()) return make_ready_future(bytes{});
-    auto done = std::make_shared<promise<bytes>>();
+    if (last == last_on_queue_.end() || last->second->is_ready())
+      return make_ready_future(bulk_bytes{});
+    auto done = std::make_shared<promise<bulk_bytes>>();
     auto answer = done->get_future();
     last->second->attach(
-        troupe::detail::make_continuation({}, [done] { done->set_value(bytes{}); }));
+        troupe::detail::make_continuation({}, [done] { done->set_value(bulk_bytes{}); }));
     return answer;
   }
 
@@ -309,6 +318,8 @@ class device_server_state final : public std::enable_shared_from_this<device_ser
   std::map<event_key, intrusive_ptr<state_base>> running_;
   /// Commands that failed, for those that depend on them and arrive after they ended.
   static constexpr std::size_t remembered_failures = 4096;
+  // The most commands one wait may name (a write of that many landing blocks).
+  static constexpr std::uint64_t max_waited_commands = std::uint64_t{1} << 20;
   std::map<event_key, std::exception_ptr> failures_;
   std::deque<event_key> failure_order_;
   /// The last command issued on each queue, while it runs.
@@ -363,7 +374,7 @@ actor spawn_device_server(actor_system& system) {
     return {
         [state](device_setup& s) { state->setup(s); },
         [state](build_request& r) { return state->build(r); },
-        [state](device_command& c, std::vector<std::byte>& data) { return state->run(c, data); },
+        [state](device_command& c, bulk_bytes& data) { return state->run(c, data); },
     };
   });
 }

@@ -1,10 +1,14 @@
 #include "net/remote_device.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
 
+#include "net/bulk_bytes.hpp"
+#include "net/command_channel.hpp"
 #include "net/device_messages.hpp"
+#include "net/landing_pool.hpp"
 #include "net/remote_event.hpp"
 #include "troupe/core/request.hpp"
 
@@ -20,7 +24,6 @@ using troupe::detail::backend_queue;
 using troupe::detail::event_ptr;
 using troupe::detail::intrusive_ptr;
 using troupe::detail::wait_list;
-using bytes = std::vector<std::byte>;
 
 /// Memory on the server, named by an id of this process.
 class remote_memory final : public backend_memory {
@@ -90,12 +93,6 @@ class remote_program final : public backend_program {
   build_result built_;
 };
 
-/// A copy of `size` bytes at `data`, to travel in a message.
-bytes copy_of(const void* data, std::size_t size) {
-  const auto* first = static_cast<const std::byte*>(data);
-  return bytes(first, first + size);
-}
-
 std::uint64_t memory_id(backend_memory& memory) {
   return static_cast<remote_memory&>(memory).id();
 }
@@ -113,23 +110,40 @@ class remote_queue final : public backend_queue {
          device_setup{device_setup::kind::close_queue, device_.ids().self, id_, 0, 0});
   }
 
+  // A large write or read goes as blocks of landing_block_bytes, each a command of its own:
+  // the server copies one block to or from the device while the next crosses the network.
+  // The bytes travel from where they lie, and a read's arrive where they are to go.
   event_ptr write(backend_memory& dst, std::size_t offset, const void* src, std::size_t size, bool,
                   wait_list wait) override {
-    auto c = command(device_command::kind::write, wait);
-    c.memory = memory_id(dst);
-    c.offset = offset;
-    c.bytes = size;
-    return issue(std::move(c), copy_of(src, size));
+    auto event = new_event(next_sequence_, blocks_of(size));
+    const auto* from = static_cast<const std::byte*>(src);
+    for (std::size_t done = 0; done == 0 || done < size; done += landing_block_bytes) {
+      auto c = command(device_command::kind::write, wait);
+      c.memory = memory_id(dst);
+      c.offset = offset + done;
+      c.bytes = std::min(landing_block_bytes, size - done);
+      auto data = bulk_bytes::borrow(from + done, c.bytes);
+      event->await(transmit(std::move(c), std::move(data)));
+    }
+    return event;
   }
 
   event_ptr read(backend_memory& src, std::size_t offset, void* dst, std::size_t size, bool,
                  intrusive_ptr<troupe::detail::destination_gate> ready, wait_list wait) override {
     if (ready) troupe::detail::refuse_unstaged_gate(device_.info.name, size);
-    auto c = command(device_command::kind::read, wait);
-    c.memory = memory_id(src);
-    c.offset = offset;
-    c.bytes = size;
-    return issue(std::move(c), {}, dst, size);
+    auto event = new_event(next_sequence_, blocks_of(size));
+    auto* to = static_cast<std::byte*>(dst);
+    for (std::size_t done = 0; done == 0 || done < size; done += landing_block_bytes) {
+      auto c = command(device_command::kind::read, wait);
+      c.memory = memory_id(src);
+      c.offset = offset + done;
+      c.bytes = std::min(landing_block_bytes, size - done);
+      const std::span<std::byte> destination{to + done, c.bytes};
+      const auto landing = bulk_bytes::expect(destination);
+      c.landing = landing;
+      event->await(transmit(std::move(c), {}), destination, landing);
+    }
+    return event;
   }
 
   bool stages_reads_of(std::size_t) const noexcept override { return false; }
@@ -140,7 +154,7 @@ class remote_queue final : public backend_queue {
     c.memory = memory_id(dst);
     c.offset = offset;
     c.bytes = size;
-    return issue(std::move(c), copy_of(pattern, pattern_size));
+    return issue(std::move(c), bulk_bytes::copy_of(pattern, pattern_size));
   }
 
   event_ptr copy(backend_memory& src, std::size_t src_offset, backend_memory& dst,
@@ -197,17 +211,30 @@ class remote_queue final : public backend_queue {
     c.waits.reserve(wait.size());
     for (auto* e : wait) {
       auto& remote = static_cast<remote_event&>(*e);
-      c.waits.push_back({remote.queue(), remote.sequence()});
+      c.waits.push_back({remote.queue(), remote.first(), remote.last()});
     }
     return c;
   }
 
-  event_ptr issue(device_command c, bytes data, void* destination = nullptr, std::size_t size = 0) {
-    intrusive_ptr<remote_event> event{
-        new remote_event(device_.domain(), c.queue, c.sequence, device_.where()),
-        troupe::detail::adopt_ref};
-    event->await(request<bytes>(device_.server(), std::move(c), std::move(data)), destination,
-                 size);
+  static std::size_t blocks_of(std::size_t size) {
+    return std::max<std::size_t>(1, (size + landing_block_bytes - 1) / landing_block_bytes);
+  }
+
+  // An event for `commands` commands of this queue from the `first`-th.
+  intrusive_ptr<remote_event> new_event(std::uint64_t first, std::size_t commands) {
+    return {new remote_event(device_.domain(), id_, first, first + commands - 1, device_.where()),
+            troupe::detail::adopt_ref};
+  }
+
+  future<bulk_bytes> transmit(device_command c, bulk_bytes data) {
+    return static_cast<command_channel&>(*device_.commands().get())
+        .request(device_.server(), std::move(c), std::move(data));
+  }
+
+  // One command, one event.
+  event_ptr issue(device_command c, bulk_bytes data) {
+    auto event = new_event(c.sequence, 1);
+    event->await(transmit(std::move(c), std::move(data)));
     return event;
   }
 
@@ -221,6 +248,7 @@ class remote_queue final : public backend_queue {
 remote_device::remote_device(device_info described, actor server, std::uint32_t index,
                              std::shared_ptr<remote_ids> ids)
     : server_(std::move(server)),
+      commands_(command_channel::make(server_->system())),
       index_(index),
       ids_(std::move(ids)),
       where_("node " + std::to_string(described.node) + ", device '" + described.name + "'") {

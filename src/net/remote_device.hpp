@@ -47,11 +47,14 @@ class remote_device final : public troupe::detail::backend_device {
   /// "node 1, device 'X'": what errors from this device begin with.
   const std::string& where() const noexcept { return where_; }
   const actor& server() const noexcept { return server_; }
+  /// Where this device's commands are sent from (a command_channel).
+  const actor& commands() const noexcept { return commands_; }
   std::uint32_t index() const noexcept { return index_; }
   remote_ids& ids() noexcept { return *ids_; }
 
  private:
   actor server_;
+  actor commands_;
   std::uint32_t index_;
   std::shared_ptr<remote_ids> ids_;
   std::string where_;

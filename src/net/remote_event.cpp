@@ -5,39 +5,47 @@
 
 namespace troupe::net::detail {
 
-remote_event::remote_event(const void* domain, std::uint64_t queue, std::uint64_t sequence,
-                           std::string where)
-    : domain_(domain), queue_(queue), sequence_(sequence), where_(std::move(where)) {}
+remote_event::remote_event(const void* domain, std::uint64_t queue, std::uint64_t first,
+                           std::uint64_t last, std::string where)
+    : domain_(domain),
+      queue_(queue),
+      first_(first),
+      last_(last),
+      where_(std::move(where)),
+      unanswered_(last - first + 1) {}
 
-void remote_event::await(future<std::vector<std::byte>> answer, void* destination,
-                         std::size_t bytes) {
+void remote_event::await(future<bulk_bytes> answer, std::span<std::byte> destination,
+                         std::uint64_t landing) {
   std::move(answer).then(inline_execution, [self =
                                                 troupe::detail::intrusive_ptr<remote_event>{this},
-                                            destination,
-                                            bytes](future<std::vector<std::byte>> ended) {
+                                            destination, landing](future<bulk_bytes> ended) {
+    if (landing != 0) bulk_bytes::forget(landing);
     try {
       auto data = ended.get();
-      if (destination != nullptr) {
-        if (data.size() != bytes)
-          throw error{errc::device_error, "read of " + std::to_string(bytes) +
+      if (!destination.empty()) {
+        if (data.size() != destination.size())
+          throw error{errc::device_error, "read of " + std::to_string(destination.size()) +
                                               " bytes: the answer held " +
                                               std::to_string(data.size())};
-        std::memcpy(destination, data.data(), bytes);
+        if (data.data() != destination.data())  // it did not land in place
+          std::memcpy(destination.data(), data.data(), data.size());
       }
-      self->end(nullptr);
+      self->part_ended(nullptr);
     } catch (const error& e) {
-      self->end(std::make_exception_ptr(error{e.code(), self->where_ + ": " + e.what()}));
+      self->part_ended(std::make_exception_ptr(error{e.code(), self->where_ + ": " + e.what()}));
     } catch (const std::exception& e) {
-      self->end(std::make_exception_ptr(error{errc::device_error, self->where_ + ": " + e.what()}));
+      self->part_ended(
+          std::make_exception_ptr(error{errc::device_error, self->where_ + ": " + e.what()}));
     }
   });
 }
 
-void remote_event::end(std::exception_ptr failure) {
+void remote_event::part_ended(std::exception_ptr failure) {
   std::function<void()> done;
   {
     std::lock_guard guard{mutex_};
-    failure_ = std::move(failure);
+    if (failure && !failure_) failure_ = std::move(failure);
+    if (--unanswered_ != 0) return;
     ended_.store(true, std::memory_order_release);
     done = std::move(done_);
   }

@@ -102,6 +102,36 @@ TEST_F(remote_devices, buffer_commands_there_match_the_same_on_a_local_device) {
   }
 }
 
+TEST_F(remote_devices, large_transfers_arrive_whole_in_order_and_in_place) {
+  // Writes and reads of more than one landing block go as several commands; a copy on another
+  // queue waits for all of a write's.
+  const std::size_t n = (std::size_t{10} << 20) / sizeof(std::int32_t) + 3;  // 3 blocks, one short
+  std::vector<std::int32_t> source(n);
+  for (std::size_t i = 0; i < n; ++i) source[i] = static_cast<std::int32_t>(i * 2654435761u);
+  for (const auto& dev : theirs) {
+    SCOPED_TRACE(dev.name());
+    auto a = dev.allocate<std::int32_t>(n);
+    auto b = dev.allocate<std::int32_t>(n);
+    auto other = dev.make_queue();
+    auto written = a.write(source);
+    other.copy(a, b, after(written)).get();
+    EXPECT_EQ(b.read().get(), source);
+    // A part that starts and ends inside blocks, read into pinned memory.
+    const std::size_t from = (std::size_t{4} << 20) / sizeof(std::int32_t) - 7, count = n / 2;
+    auto pinned = dev.allocate_host<std::int32_t>(count);
+    other.read_into(b, from, pinned, 0, count).get();
+    EXPECT_TRUE(std::equal(pinned.begin(), pinned.end(), source.begin() + from));
+    // A write at an offset across a block boundary, and the whole read back.
+    std::vector<std::int32_t> patch(count, -1);
+    a.write(from, std::span<const std::int32_t>{patch}).get();
+    auto expected = source;
+    std::copy(patch.begin(), patch.end(), expected.begin() + from);
+    std::vector<std::int32_t> into(n);
+    a.read_into(into).get();
+    EXPECT_EQ(into, expected);
+  }
+}
+
 TEST_F(remote_devices, a_launch_there_after_commands_of_another_queue_matches_the_cpu) {
   const std::size_t n = 4096;
   std::vector<float> a(n), b(n);
