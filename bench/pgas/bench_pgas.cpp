@@ -160,21 +160,39 @@ std::string variant_of(bale::form how) {
   return "?";
 }
 
-// The check after each histogram run: the tables hold every PE's updates.
-std::string count_updates(pgas::world& world, const std::vector<std::int64_t>& table,
-                          std::int64_t updates) {
-  std::int64_t here = 0;
-  for (auto count : table) here += count;
-  const auto total = world.all_reduce(here);
-  return total == updates * world.npes()
-             ? std::string{}
-             : "the tables hold " + std::to_string(total) + " updates, not " +
-                   std::to_string(updates * world.npes());
+// What each slot of this PE's table must hold after a histogram run: the updates of every PE
+// that name it, counted here per global slot and summed over the PEs (untimed, once), so that a
+// kernel that puts an update in the wrong slot fails the check.
+std::vector<std::int64_t> expected_counts(pgas::world& world, std::span<const std::int64_t> mine,
+                                          std::int64_t table_per_pe) {
+  const auto npes = static_cast<std::size_t>(world.npes());
+  std::vector<std::int64_t> per_slot(static_cast<std::size_t>(table_per_pe) * npes, 0);
+  for (auto global : mine) ++per_slot[static_cast<std::size_t>(global)];
+  const auto all = world.all_reduce(std::span<const std::int64_t>{per_slot});
+  std::vector<std::int64_t> here(static_cast<std::size_t>(table_per_pe));
+  for (std::size_t local = 0; local < here.size(); ++local)
+    here[local] = all[local * npes + static_cast<std::size_t>(world.pe())];
+  return here;
+}
+
+// The check after each histogram run: every slot against expected_counts.
+std::string compare_counts(const pgas::world& world, const std::vector<std::int64_t>& table,
+                           const std::vector<std::int64_t>& expected) {
+  std::size_t wrong = 0;
+  std::string first;
+  for (std::size_t slot = 0; slot < table.size(); ++slot)
+    if (table[slot] != expected[slot] && wrong++ == 0)
+      first = "slot " + std::to_string(slot) + " holds " + std::to_string(table[slot]) + ", not " +
+              std::to_string(expected[slot]);
+  if (wrong == 0) return {};
+  return std::to_string(wrong) + " slots of PE " + std::to_string(world.pe()) + " are wrong; " +
+         first;
 }
 
 void run_histogram(pgas_bench& bench, pgas::world& world, std::int64_t updates,
                    std::int64_t table_per_pe) {
   const auto mine = bale::histogram_updates(world, updates, table_per_pe, 1);
+  const auto expected = expected_counts(world, mine, table_per_pe);
   auto table = std::make_shared<std::vector<std::int64_t>>(static_cast<std::size_t>(table_per_pe));
   comparison rows{.benchmark = "histogram",
                   .parameters = "pes=" + std::to_string(world.npes()) + ";updates=" +
@@ -190,7 +208,7 @@ void run_histogram(pgas_bench& bench, pgas::world& world, std::int64_t updates,
            std::fill(table->begin(), table->end(), 0);
            bale::histogram(w, how, mine, *table);
          },
-         [&, table](pgas::world& w) { return count_updates(w, *table, updates); }});
+         [&, table](pgas::world& w) { return compare_counts(w, *table, expected); }});
   }
   bench.compare(world, rows);
 }
@@ -408,6 +426,7 @@ void run_buffer_sweep(pgas_bench& bench, std::int64_t updates, std::int64_t tabl
   for (std::size_t bytes : {1024, 4096, 16384, 65536, 262144}) {
     pgas::world world{pgas::world_options{.buffer_bytes = bytes}};
     const auto mine = bale::histogram_updates(world, updates, table_per_pe, 1);
+    const auto expected = expected_counts(world, mine, table_per_pe);
     auto table =
         std::make_shared<std::vector<std::int64_t>>(static_cast<std::size_t>(table_per_pe));
     comparison rows{
@@ -421,7 +440,7 @@ void run_buffer_sweep(pgas_bench& bench, std::int64_t updates, std::int64_t tabl
                      std::fill(table->begin(), table->end(), 0);
                      bale::histogram(w, bale::form::selector, mine, *table);
                    },
-                   [&, table](pgas::world& w) { return count_updates(w, *table, updates); }}},
+                   [&, table](pgas::world& w) { return compare_counts(w, *table, expected); }}},
         .ratios = {}};
     bench.compare(world, rows);
   }
