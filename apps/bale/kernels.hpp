@@ -103,6 +103,16 @@ sparse_rows random_matrix(const troupe::pgas::world& world, std::int64_t rows_pe
 /// This PE's rows of the transpose of the matrix whose rows `matrix` holds.
 sparse_rows transpose(troupe::pgas::world& world, form how, const sparse_rows& matrix);
 
+/// This PE's rows of the transpose of random_matrix(world, rows_per_pe, nonzeros_per_row, seed),
+/// made on this PE alone from every PE's rows (regenerated from their seeds), with no message:
+/// the reference that transpose is checked against.
+sparse_rows sequential_transpose(const troupe::pgas::world& world, std::int64_t rows_per_pe,
+                                 std::int64_t nonzeros_per_row, std::uint64_t seed);
+
+/// Empty if `transposed` is `reference`; else which row differs.
+std::string check_transpose(const troupe::pgas::world& world, const sparse_rows& transposed,
+                            const sparse_rows& reference);
+
 /// This PE's part of a random permutation of 0 .. count - 1, laid out cyclically (element i on
 /// PE i % npes at i / npes), from `seed`; with `inverse`, the inverse permutation's part.
 std::vector<std::int64_t> cyclic_permutation(const troupe::pgas::world& world, std::int64_t count,

@@ -3,6 +3,7 @@
 // nonzeros with remote atomics, then claims a place per nonzero and puts it there.
 #include <algorithm>
 #include <random>
+#include <string>
 
 #include "kernels.hpp"
 #include "rma_window.hpp"
@@ -29,10 +30,13 @@ sparse_rows rows_from_entries(std::int64_t columns, std::size_t rows,
   return result;
 }
 
-sparse_rows random_matrix(const pgas::world& world, std::int64_t rows_per_pe,
-                          std::int64_t nonzeros_per_row, std::uint64_t seed) {
-  const std::int64_t columns = rows_per_pe * world.npes();
-  std::mt19937_64 random{seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(world.pe())};
+namespace {
+
+// PE `pe`'s rows of random_matrix, on any PE.
+sparse_rows random_matrix_part(int pe, int npes, std::int64_t rows_per_pe,
+                               std::int64_t nonzeros_per_row, std::uint64_t seed) {
+  const std::int64_t columns = rows_per_pe * npes;
+  std::mt19937_64 random{seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(pe)};
   std::uniform_int_distribution<std::int64_t> pick{0, columns - 1};
   sparse_rows matrix;
   matrix.columns = columns;
@@ -45,6 +49,44 @@ sparse_rows random_matrix(const pgas::world& world, std::int64_t rows_per_pe,
     matrix.offsets.push_back(static_cast<std::int64_t>(matrix.cols.size()));
   }
   return matrix;
+}
+
+}  // namespace
+
+sparse_rows random_matrix(const pgas::world& world, std::int64_t rows_per_pe,
+                          std::int64_t nonzeros_per_row, std::uint64_t seed) {
+  return random_matrix_part(world.pe(), world.npes(), rows_per_pe, nonzeros_per_row, seed);
+}
+
+sparse_rows sequential_transpose(const pgas::world& world, std::int64_t rows_per_pe,
+                                 std::int64_t nonzeros_per_row, std::uint64_t seed) {
+  const int npes = world.npes();
+  const int pe = world.pe();
+  std::vector<matrix_entry> entries;
+  for (int owner = 0; owner < npes; ++owner) {
+    const auto part = random_matrix_part(owner, npes, rows_per_pe, nonzeros_per_row, seed);
+    for (std::size_t l = 0; l < part.rows(); ++l) {
+      const std::int64_t global_row = static_cast<std::int64_t>(l) * npes + owner;
+      for (std::int64_t column : part.row(l))
+        if (column % npes == pe) entries.push_back({column / npes, global_row});
+    }
+  }
+  return rows_from_entries(rows_per_pe * npes, static_cast<std::size_t>(rows_per_pe), entries);
+}
+
+std::string check_transpose(const pgas::world& world, const sparse_rows& transposed,
+                            const sparse_rows& reference) {
+  if (transposed == reference) return {};
+  if (transposed.rows() != reference.rows())
+    return "PE " + std::to_string(world.pe()) + " holds " + std::to_string(transposed.rows()) +
+           " rows of the transpose, not " + std::to_string(reference.rows());
+  for (std::size_t l = 0; l < reference.rows(); ++l)
+    if (!std::ranges::equal(transposed.row(l), reference.row(l)))
+      return "row " + std::to_string(static_cast<std::int64_t>(l) * world.npes() + world.pe()) +
+             " of the transpose holds " + std::to_string(transposed.row(l).size()) +
+             " columns, which differ from the " + std::to_string(reference.row(l).size()) +
+             " of the sequential transpose";
+  return "the transpose's column count differs from the sequential transpose's";
 }
 
 sparse_rows transpose(pgas::world& world, form how, const sparse_rows& matrix) {

@@ -160,18 +160,15 @@ std::string variant_of(bale::form how) {
   return "?";
 }
 
-// What each slot of this PE's table must hold after a histogram run: the updates of every PE
-// that name it, counted here per global slot and summed over the PEs (untimed, once), so that a
-// kernel that puts an update in the wrong slot fails the check.
-std::vector<std::int64_t> expected_counts(pgas::world& world, std::span<const std::int64_t> mine,
+// What this PE's slots must hold after a histogram run: its part of bale's sequential histogram
+// of every PE's updates (made untimed, once), so that an update in the wrong slot fails.
+std::vector<std::int64_t> expected_counts(const pgas::world& world, std::int64_t updates,
                                           std::int64_t table_per_pe) {
-  const auto npes = static_cast<std::size_t>(world.npes());
-  std::vector<std::int64_t> per_slot(static_cast<std::size_t>(table_per_pe) * npes, 0);
-  for (auto global : mine) ++per_slot[static_cast<std::size_t>(global)];
-  const auto all = world.all_reduce(std::span<const std::int64_t>{per_slot});
+  const auto whole = bale::histogram_reference(world.npes(), updates, table_per_pe, 1);
   std::vector<std::int64_t> here(static_cast<std::size_t>(table_per_pe));
   for (std::size_t local = 0; local < here.size(); ++local)
-    here[local] = all[local * npes + static_cast<std::size_t>(world.pe())];
+    here[local] = whole[local * static_cast<std::size_t>(world.npes()) +
+                        static_cast<std::size_t>(world.pe())];
   return here;
 }
 
@@ -192,7 +189,7 @@ std::string compare_counts(const pgas::world& world, const std::vector<std::int6
 void run_histogram(pgas_bench& bench, pgas::world& world, std::int64_t updates,
                    std::int64_t table_per_pe) {
   const auto mine = bale::histogram_updates(world, updates, table_per_pe, 1);
-  const auto expected = expected_counts(world, mine, table_per_pe);
+  const auto expected = expected_counts(world, updates, table_per_pe);
   auto table = std::make_shared<std::vector<std::int64_t>>(static_cast<std::size_t>(table_per_pe));
   comparison rows{.benchmark = "histogram",
                   .parameters = "pes=" + std::to_string(world.npes()) + ";updates=" +
@@ -265,6 +262,9 @@ comparison matrix_comparison(const std::string& benchmark, const pgas::world& wo
 
 void run_transpose(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_pe) {
   auto matrix = std::make_shared<bale::sparse_rows>(bale::random_matrix(world, rows_per_pe, 10, 1));
+  // The sequential reference once, untimed: every run is checked against it.
+  auto reference =
+      std::make_shared<bale::sparse_rows>(bale::sequential_transpose(world, rows_per_pe, 10, 1));
   auto transposed = std::make_shared<bale::sparse_rows>();
   comparison rows = matrix_comparison("transpose_matrix", world, rows_per_pe, *matrix);
   for (bale::form how : bale::all_forms)
@@ -272,11 +272,8 @@ void run_transpose(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_
                           [how, matrix, transposed](pgas::world& w) {
                             *transposed = bale::transpose(w, how, *matrix);
                           },
-                          [how, matrix, transposed](pgas::world& w) -> std::string {
-                            // Untimed: transposing back must give the input.
-                            return bale::transpose(w, how, *transposed) == *matrix
-                                       ? std::string{}
-                                       : std::string("transposing twice changed the matrix");
+                          [transposed, reference](pgas::world& w) {
+                            return bale::check_transpose(w, *transposed, *reference);
                           }});
   bench.compare(world, rows);
 }
@@ -426,7 +423,7 @@ void run_buffer_sweep(pgas_bench& bench, std::int64_t updates, std::int64_t tabl
   for (std::size_t bytes : {1024, 4096, 16384, 65536, 262144}) {
     pgas::world world{pgas::world_options{.buffer_bytes = bytes}};
     const auto mine = bale::histogram_updates(world, updates, table_per_pe, 1);
-    const auto expected = expected_counts(world, mine, table_per_pe);
+    const auto expected = expected_counts(world, updates, table_per_pe);
     auto table =
         std::make_shared<std::vector<std::int64_t>>(static_cast<std::size_t>(table_per_pe));
     comparison rows{
