@@ -23,8 +23,8 @@ extern const troupe::kernel::source empty_source;
 /// Small whole numbers: every product and sum is exact in float, so results compare exactly.
 std::vector<float> matrix(std::size_t n, unsigned seed);
 
-/// Empty when `c` = a · b at a sample of 64 elements (the whole product costs the CPU too much at
-/// the large sizes); else the first difference.
+/// Empty when `c` = a · b at a fresh random sample each call, a whole row and 256 elements (the
+/// whole product costs the CPU too much at the large sizes); else the first difference.
 std::string check_product(const std::vector<float>& a, const std::vector<float>& b, const float* c,
                           std::size_t n);
 

@@ -1,4 +1,5 @@
 #include <random>
+#include <string>
 
 #include "example_kernels.hpp"
 #include "kernel/kernel_bench.hpp"
@@ -22,9 +23,13 @@ std::vector<float> matrix(std::size_t n, unsigned seed) {
 
 std::string check_product(const std::vector<float>& a, const std::vector<float>& b, const float* c,
                           std::size_t n) {
-  std::mt19937_64 random(n);
-  for (int sample = 0; sample < 64; ++sample) {
-    const std::size_t x = random() % n, y = random() % n;
+  // A fresh sample every run (the values are small integers, so every sum is exact): one whole
+  // row and 256 elements anywhere.
+  std::mt19937_64 random(std::random_device{}());
+  const std::size_t row = random() % n;
+  for (std::size_t i = 0; i < n + 256; ++i) {
+    const std::size_t y = i < n ? row : random() % n;
+    const std::size_t x = i < n ? i : random() % n;
     float expected = 0;
     for (std::size_t k = 0; k < n; ++k) expected += a[y * n + k] * b[k * n + x];
     if (c[y * n + x] != expected) {
