@@ -41,11 +41,19 @@ struct common_options {
   std::vector<std::string> forms{"selector", "lambda", "rma"};
 };
 
-/// Adds --seed and --forms to `app`.
-inline void add_common_options(CLI::App& app, common_options& options) {
+/// Adds --seed and --forms to `app`; with `alltoallv`, the kernel has that form too, and runs
+/// it unless told otherwise.
+inline void add_common_options(CLI::App& app, common_options& options, bool alltoallv = false) {
   app.add_option("--seed", options.seed, "seed of the random input");
-  app.add_option("--forms", options.forms, "forms to run: selector, lambda, rma")
-      ->check(CLI::IsMember({"selector", "lambda", "rma"}))
+  if (!alltoallv) {
+    app.add_option("--forms", options.forms, "forms to run: selector, lambda, rma")
+        ->check(CLI::IsMember({"selector", "lambda", "rma"}))
+        ->delimiter(',');
+    return;
+  }
+  options.forms.push_back("alltoallv");
+  app.add_option("--forms", options.forms, "forms to run: selector, lambda, rma, alltoallv")
+      ->check(CLI::IsMember({"selector", "lambda", "rma", "alltoallv"}))
       ->delimiter(',');
 }
 

@@ -6,6 +6,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "alltoallv_exchange.hpp"
 #include "rma_window.hpp"
 #include "troupe/pgas.hpp"
 
@@ -35,14 +36,22 @@ std::string name(form which) {
       return "lambda";
     case form::rma:
       return "rma";
+    case form::alltoallv:
+      return "alltoallv";
   }
   return "?";
 }
 
 form form_named(const std::string& text) {
-  for (form each : all_forms)
+  for (form each : forms_with_alltoallv)
     if (name(each) == text) return each;
-  throw std::invalid_argument("unknown form '" + text + "'; expected selector, lambda or rma");
+  throw std::invalid_argument("unknown form '" + text +
+                              "'; expected selector, lambda, rma or alltoallv");
+}
+
+void no_alltoallv(const char* kernel) {
+  throw std::invalid_argument(std::string{kernel} +
+                              " has no alltoallv form; its forms are selector, lambda and rma");
 }
 
 std::vector<std::int64_t> histogram_updates(const pgas::world& world, std::int64_t updates,
@@ -88,6 +97,16 @@ void histogram(pgas::world& world, form how, std::span<const std::int64_t> updat
       MPI_Barrier(MPI_COMM_WORLD);  // every PE's updates are complete everywhere
       MPI_Win_sync(window.get());
       std::copy(window.data(), window.data() + table.size(), table.begin());
+      break;
+    }
+    case form::alltoallv: {
+      alltoallv_exchange<std::int64_t> slots;
+      for_each_superstep(updates.size(), [&](std::size_t begin, std::size_t end) {
+        slots.bucket(
+            end - begin, [&](std::size_t i) { return static_cast<int>(updates[begin + i] % npes); },
+            [&](std::size_t i) { return updates[begin + i] / npes; });
+        for (std::int64_t slot : slots.exchange()) table[static_cast<std::size_t>(slot)] += sign;
+      });
       break;
     }
   }
@@ -180,6 +199,24 @@ void index_gather(pgas::world& world, form how, std::span<const std::int64_t> re
         MPI_Win_flush(pe, window.get());  // a blocking get, as shmem_g is
       }
       MPI_Barrier(MPI_COMM_WORLD);
+      break;
+    }
+    case form::alltoallv: {
+      // Each superstep: the indices to their owners, the values back.
+      alltoallv_exchange<std::int64_t> asked;
+      std::vector<std::int64_t> values;
+      for_each_superstep(reads.size(), [&](std::size_t begin, std::size_t end) {
+        asked.bucket(
+            end - begin, [&](std::size_t i) { return static_cast<int>(reads[begin + i] % npes); },
+            [&](std::size_t i) { return reads[begin + i] / npes; });
+        const auto slots = asked.exchange();
+        values.resize(slots.size());
+        for (std::size_t k = 0; k < slots.size(); ++k)
+          values[k] = table[static_cast<std::size_t>(slots[k])];
+        const auto answers = asked.reply(std::span<const std::int64_t>{values});
+        std::copy(answers.begin(), answers.end(),
+                  target.begin() + static_cast<std::ptrdiff_t>(begin));
+      });
       break;
     }
   }

@@ -32,6 +32,7 @@ std::vector<std::int64_t> compact(const std::vector<std::int64_t>& table) {
 
 std::vector<std::int64_t> random_permutation(pgas::world& world, form how,
                                              std::int64_t items_per_pe, std::uint64_t seed) {
+  if (how == form::alltoallv) no_alltoallv("randperm");
   const std::int64_t npes = world.npes();
   const std::int64_t slots_per_pe = 2 * items_per_pe;
   std::mt19937_64 random{seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(world.pe())};

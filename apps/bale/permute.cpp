@@ -51,6 +51,8 @@ sparse_rows permute(pgas::world& world, form how, const sparse_rows& matrix,
   const std::size_t local_rows = matrix.rows();
   std::vector<matrix_entry> received;
   switch (how) {
+    case form::alltoallv:
+      no_alltoallv("permute_matrix");
     case form::selector: {
       pgas::selector<2, hop>* self = nullptr;
       pgas::selector<2, hop> moves{

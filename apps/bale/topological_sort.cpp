@@ -128,6 +128,8 @@ toposort_permutations toposort(pgas::world& world, form how, const sparse_rows& 
                               std::vector<std::int64_t>(transposed.rows(), -1)};
   live_rows live = every_nonzero_live(matrix);
   switch (how) {
+    case form::alltoallv:
+      no_alltoallv("toposort");
     case form::selector: {
       in_rounds(
           world, n, live,

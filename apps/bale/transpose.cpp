@@ -5,6 +5,7 @@
 #include <random>
 #include <string>
 
+#include "alltoallv_exchange.hpp"
 #include "kernels.hpp"
 #include "rma_window.hpp"
 #include "troupe/pgas.hpp"
@@ -165,6 +166,24 @@ sparse_rows transpose(pgas::world& world, form how, const sparse_rows& matrix) {
         std::sort(result.cols.begin() + result.offsets[r],
                   result.cols.begin() + result.offsets[r + 1]);
       return result;
+    }
+    case form::alltoallv: {
+      std::vector<std::int64_t> row_of(matrix.cols.size());
+      for (std::size_t l = 0; l < rows; ++l)
+        std::fill(row_of.begin() + matrix.offsets[l], row_of.begin() + matrix.offsets[l + 1],
+                  static_cast<std::int64_t>(l) * npes + pe);
+      alltoallv_exchange<matrix_entry> pairs;
+      for_each_superstep(matrix.cols.size(), [&](std::size_t begin, std::size_t end) {
+        pairs.bucket(
+            end - begin,
+            [&](std::size_t i) { return static_cast<int>(matrix.cols[begin + i] % npes); },
+            [&](std::size_t i) {
+              return matrix_entry{matrix.cols[begin + i] / npes, row_of[begin + i]};
+            });
+        const auto arrived = pairs.exchange();
+        received.insert(received.end(), arrived.begin(), arrived.end());
+      });
+      return rows_from_entries(matrix.columns, rows, received);
     }
   }
   return {};

@@ -21,6 +21,8 @@ std::int64_t triangles(pgas::world& world, form how, const sparse_rows& lower) {
   const std::int64_t npes = world.npes();
   std::int64_t found = 0;  // the triangles whose middle vertex j has its row here
   switch (how) {
+    case form::alltoallv:
+      no_alltoallv("triangles");
     case form::selector: {
       // A message is columns of row i below j, then j itself. Row i's columns are sorted, so for
       // a prefix that fits one message that is the row's own storage up to j: no copy.

@@ -100,6 +100,8 @@ std::vector<double> jaccard(pgas::world& world, bale::form how, const sparse_row
                   std::vector<std::int64_t>(lower.cols.size(), 0)};
   std::vector<std::int64_t> lower_degree(lower.cols.size(), 0);  // deg w per edge (v, w) of L
   switch (how) {
+    case bale::form::alltoallv:
+      bale::no_alltoallv("jaccard");
     case bale::form::selector: {
       struct degree_message {
         std::int64_t local;  // the receiving vertex

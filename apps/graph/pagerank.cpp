@@ -40,6 +40,7 @@ double base_rank(double vertices, double dangling) {
 
 std::vector<double> pagerank(pgas::world& world, bale::form how, const sparse_rows& adjacency,
                              std::int64_t iterations) {
+  if (how == bale::form::alltoallv) bale::no_alltoallv("pagerank");
   const std::int64_t npes = world.npes();
   const std::size_t rows = adjacency.rows();
   const auto vertices = static_cast<double>(adjacency.columns);
@@ -64,6 +65,8 @@ std::vector<double> pagerank(pgas::world& world, bale::form how, const sparse_ro
     dangling = world.all_reduce(dangling);
     std::fill(incoming.begin(), incoming.end(), 0.0);
     switch (how) {
+      case bale::form::alltoallv:
+        bale::no_alltoallv("pagerank");
       case bale::form::selector: {
         pgas::actor<share_message> push{world, [&incoming](const share_message& message, int) {
                                           incoming[static_cast<std::size_t>(message.local)] +=

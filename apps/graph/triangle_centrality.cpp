@@ -325,6 +325,8 @@ triangle_centrality_result triangle_centrality(pgas::world& world, form how,
                          std::vector<std::int64_t>(lower.rows(), 0),
                          {}};
   switch (how) {
+    case bale::form::alltoallv:
+      bale::no_alltoallv("triangle_centrality");
     case form::selector:
       by_selector(world, parts);
       break;

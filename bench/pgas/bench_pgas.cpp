@@ -146,7 +146,11 @@ class pgas_bench {
 };
 
 const std::vector<std::pair<std::string, std::string>> form_ratios{
-    {"troupe", "native-rma"}, {"troupe-lambda", "troupe"}, {"troupe-lambda", "native-rma"}};
+    {"troupe", "native-rma"},
+    {"troupe-lambda", "troupe"},
+    {"troupe-lambda", "native-rma"},
+    {"troupe", "mpi-alltoallv"},
+    {"troupe-lambda", "mpi-alltoallv"}};
 
 std::string variant_of(bale::form how) {
   switch (how) {
@@ -156,6 +160,8 @@ std::string variant_of(bale::form how) {
       return "troupe-lambda";
     case bale::form::rma:
       return "native-rma";
+    case bale::form::alltoallv:
+      return "mpi-alltoallv";
   }
   return "?";
 }
@@ -198,7 +204,7 @@ void run_histogram(pgas_bench& bench, pgas::world& world, std::int64_t updates,
                   .per_pe = static_cast<double>(updates),
                   .forms = {},
                   .ratios = form_ratios};
-  for (bale::form how : bale::all_forms) {
+  for (bale::form how : bale::forms_with_alltoallv) {
     rows.forms.push_back(
         {variant_of(how),
          [&, how, table](pgas::world& w) {
@@ -222,7 +228,7 @@ void run_index_gather(pgas_bench& bench, pgas::world& world, std::int64_t reads,
                   .per_pe = static_cast<double>(reads),
                   .forms = {},
                   .ratios = form_ratios};
-  for (bale::form how : bale::all_forms) {
+  for (bale::form how : bale::forms_with_alltoallv) {
     rows.forms.push_back(
         {variant_of(how),
          [&, how, target](pgas::world& w) { bale::index_gather(w, how, indices, table, *target); },
@@ -267,7 +273,7 @@ void run_transpose(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_
       std::make_shared<bale::sparse_rows>(bale::sequential_transpose(world, rows_per_pe, 10, 1));
   auto transposed = std::make_shared<bale::sparse_rows>();
   comparison rows = matrix_comparison("transpose_matrix", world, rows_per_pe, *matrix);
-  for (bale::form how : bale::all_forms)
+  for (bale::form how : bale::forms_with_alltoallv)
     rows.forms.push_back({variant_of(how),
                           [how, matrix, transposed](pgas::world& w) {
                             *transposed = bale::transpose(w, how, *matrix);
