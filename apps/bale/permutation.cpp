@@ -1,8 +1,9 @@
 // Random permutation by dart throwing (bale's randperm): every item is thrown at a random slot
 // of a table twice its size; a slot already taken sends the item back to be thrown again. The
-// occupied slots, read in order, are the permutation.
+// occupied slots, read in order, are the permutation. The alltoallv form throws in bulk rounds.
 #include <random>
 
+#include "alltoallv_exchange.hpp"
 #include "kernels.hpp"
 #include "rma_window.hpp"
 #include "troupe/pgas.hpp"
@@ -32,7 +33,6 @@ std::vector<std::int64_t> compact(const std::vector<std::int64_t>& table) {
 
 std::vector<std::int64_t> random_permutation(pgas::world& world, form how,
                                              std::int64_t items_per_pe, std::uint64_t seed) {
-  if (how == form::alltoallv) no_alltoallv("randperm");
   const std::int64_t npes = world.npes();
   const std::int64_t slots_per_pe = 2 * items_per_pe;
   std::mt19937_64 random{seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(world.pe())};
@@ -61,11 +61,35 @@ std::vector<std::int64_t> random_permutation(pgas::world& world, form how,
     return compact(table);
   }
 
-  // The actor forms throw in rounds: one selector per round, the misses thrown again next round.
+  // The other forms throw in rounds: the misses are thrown again next round.
   std::vector<std::int64_t> missed;
   while (world.all_reduce(static_cast<std::int64_t>(throwing.size())) > 0) {
     missed.clear();
-    if (how == form::selector) {
+    if (how == form::alltoallv) {
+      // Each superstep: the darts to the owners of their slots, whether each stuck back.
+      alltoallv_exchange<dart> darts;
+      std::vector<std::int64_t> slots;
+      std::vector<std::uint8_t> stuck;
+      for_each_superstep(throwing.size(), [&](std::size_t begin, std::size_t end) {
+        slots.resize(end - begin);
+        for (auto& slot : slots) slot = pick(random);
+        darts.bucket(
+            end - begin, [&](std::size_t i) { return static_cast<int>(slots[i] % npes); },
+            [&](std::size_t i) {
+              return dart{slots[i] / npes, throwing[begin + i]};
+            });
+        const auto arrived = darts.exchange();
+        stuck.resize(arrived.size());
+        for (std::size_t k = 0; k < arrived.size(); ++k) {
+          std::int64_t& slot = table[static_cast<std::size_t>(arrived[k].slot)];
+          stuck[k] = slot == empty;
+          if (stuck[k]) slot = arrived[k].item;
+        }
+        const auto answers = darts.reply(std::span<const std::uint8_t>{stuck});
+        for (std::size_t i = 0; i < answers.size(); ++i)
+          if (!answers[i]) missed.push_back(throwing[begin + i]);
+      });
+    } else if (how == form::selector) {
       pgas::selector<2, dart>* self = nullptr;
       pgas::selector<2, dart> round{world,
                                     {[&](const dart& thrown, int from) {
