@@ -1,7 +1,7 @@
 // The bale kernels of HClib-Actor (Paul et al.), each in the forms that the paper compares: the
 // selector/actor class form, the lambda form, a plain one-sided MPI-3 RMA form without
 // aggregation (the paper's OpenSHMEM versions), and a sequential reference for checking; for
-// histogram, index-gather, transpose and randperm also bulk-synchronous MPI
+// histogram, index-gather, transpose, randperm and permute also bulk-synchronous MPI
 // (alltoallv_exchange.hpp), the baseline an MPI programmer writes. The apps in this folder and
 // bench/pgas run them.
 #pragma once
@@ -22,7 +22,7 @@ enum class form { selector, lambda, rma, alltoallv };
 /// The forms every kernel has.
 inline constexpr form all_forms[] = {form::selector, form::lambda, form::rma};
 /// The forms of the kernels written in alltoallv too: histogram, index-gather, transpose,
-/// randperm.
+/// randperm, permute.
 inline constexpr form forms_with_alltoallv[] = {form::selector, form::lambda, form::rma,
                                                 form::alltoallv};
 /// Throws std::invalid_argument: `kernel` has no alltoallv form.

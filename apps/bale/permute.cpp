@@ -1,11 +1,13 @@
 // Sparse matrix permutation (bale's permute_matrix): row i of A becomes row rows[i] of B and
 // column j becomes columns[j]. The new column of a nonzero lives with the column permutation's
 // owner, so each nonzero goes there first and on from there to its new row's owner: two hops
-// in the actor forms, a blocking get and a put in the one-sided form.
+// in the actor forms and in the bulk-synchronous one, a blocking get and a put in the one-sided
+// form.
 #include <algorithm>
 #include <numeric>
 #include <random>
 
+#include "alltoallv_exchange.hpp"
 #include "kernels.hpp"
 #include "rma_window.hpp"
 #include "troupe/pgas.hpp"
@@ -51,8 +53,31 @@ sparse_rows permute(pgas::world& world, form how, const sparse_rows& matrix,
   const std::size_t local_rows = matrix.rows();
   std::vector<matrix_entry> received;
   switch (how) {
-    case form::alltoallv:
-      no_alltoallv("permute_matrix");
+    case form::alltoallv: {
+      // Each superstep: the nonzeros to their columns' owners, and on to their new rows'.
+      std::vector<std::int64_t> new_row(matrix.cols.size());
+      for (std::size_t l = 0; l < local_rows; ++l)
+        std::fill(new_row.begin() + matrix.offsets[l], new_row.begin() + matrix.offsets[l + 1],
+                  rows[l]);
+      alltoallv_exchange<hop> first, second;
+      for_each_superstep(matrix.cols.size(), [&](std::size_t begin, std::size_t end) {
+        first.bucket(
+            end - begin,
+            [&](std::size_t i) { return static_cast<int>(matrix.cols[begin + i] % npes); },
+            [&](std::size_t i) {
+              return hop{matrix.cols[begin + i] / npes, new_row[begin + i]};
+            });
+        const auto there = first.exchange();
+        second.bucket(
+            there.size(), [&](std::size_t k) { return static_cast<int>(there[k].value % npes); },
+            [&](std::size_t k) {
+              return hop{there[k].value / npes, columns[static_cast<std::size_t>(there[k].index)]};
+            });
+        for (const hop& arrived : second.exchange())
+          received.push_back({arrived.index, arrived.value});
+      });
+      break;
+    }
     case form::selector: {
       pgas::selector<2, hop>* self = nullptr;
       pgas::selector<2, hop> moves{
