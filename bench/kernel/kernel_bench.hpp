@@ -57,10 +57,18 @@ class native_side {
  public:
   virtual ~native_side() = default;
 
-  /// One request: allocate a, b and c, write a and b, launch, read c back, free: native-<api>.
+  /// One request as a first program does it: allocate a, b and c, write a and b, launch, read c
+  /// back (pageable memory, blocking calls), free: native-naive.
   virtual device_variant matmul_request(std::shared_ptr<const std::vector<float>> a,
                                         std::shared_ptr<const std::vector<float>> b,
                                         std::size_t n) = 0;
+  /// One request as a competent user writes it: device buffers and pinned host buffers kept
+  /// across requests, a and b copied into the pinned ones, asynchronous writes, launch and read,
+  /// one synchronization, c copied out: native-tuned. The same work as troupe's request, which
+  /// takes a and b in vectors and answers with c in one.
+  virtual device_variant matmul_request_tuned(std::shared_ptr<const std::vector<float>> a,
+                                              std::shared_ptr<const std::vector<float>> b,
+                                              std::size_t n) = 0;
   /// `iterations` multiplies of a and b (on the device), each reading c back; the next starts
   /// from the completion of the one before.
   virtual device_variant matmul_iterated(std::shared_ptr<const std::vector<float>> a,
