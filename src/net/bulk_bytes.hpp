@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 
+#include "net/wire.hpp"
 #include "troupe/async/error.hpp"
 #include "troupe/core/serialization/input_archive.hpp"
 #include "troupe/core/serialization/output_archive.hpp"
@@ -17,10 +18,6 @@ namespace troupe::net::detail {
 /// reader's destination: no copy into or out of a message on either side.
 class bulk_bytes {
  public:
-  /// Bytes of at least this size travel as a segment of their own; smaller ones are copied into
-  /// the message.
-  static constexpr std::size_t inline_limit = 32 * 1024;
-
   bulk_bytes() = default;
 
   /// Borrows `size` bytes at `data`, which must stay valid until the message has been sent.
@@ -42,7 +39,7 @@ class bulk_bytes {
   template <class Archive>
   void save(Archive& ar) const {
     ar(landing_, static_cast<std::uint64_t>(size_));
-    if (size_ >= inline_limit)
+    if (size_ >= segment_bytes)
       ar.add_segment(data_, size_);
     else
       ar.write(data_, size_);
@@ -53,7 +50,7 @@ class bulk_bytes {
     std::uint64_t size = 0;
     ar(landing_, size);
     land(size);
-    if (size_ >= inline_limit)
+    if (size_ >= segment_bytes)
       ar.add_segment(data_, size_);
     else
       ar.read(data_, size_);

@@ -20,10 +20,8 @@ namespace troupe::net::detail {
 
 namespace {
 
-// bench-net net_bandwidth decides these: aggregation buffers of 64 KiB, and blocks of 32 KiB
-// and more sent from where they lie.
+// bench-net net_bandwidth decided it: aggregation buffers of 64 KiB (segments: wire.hpp).
 constexpr std::size_t buffer_bytes = 64 * 1024;
-constexpr std::size_t segment_bytes = 32 * 1024;
 // Exit reasons kept for watches that arrive after their actor ended.
 constexpr std::size_t remembered_ends = 4096;
 

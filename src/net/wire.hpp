@@ -22,6 +22,9 @@ inline constexpr int buffer_tag = 1;
 inline constexpr int header_tag = 2;
 inline constexpr int segment_tag = 3;
 inline constexpr std::size_t frame_header_bytes = sizeof(std::uint32_t) + 1;
+/// Blocks of at least this many bytes are sent from where they lie, as segments; smaller ones
+/// are copied into the message (bench-net net_bandwidth decided it).
+inline constexpr std::size_t segment_bytes = 32 * 1024;
 /// Receiver id of a node's service actor (spawn and lookup by name).
 inline constexpr std::uint64_t service_id = 0;
 
