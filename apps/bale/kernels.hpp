@@ -93,6 +93,14 @@ struct sparse_rows {
     return std::span<const std::int64_t>{cols}.subspan(
         start, static_cast<std::size_t>(offsets[local + 1]) - start);
   }
+  /// One value per nonzero, in order: `of_row(l)` for each nonzero of local row l.
+  template <class OfRow>
+  std::vector<std::int64_t> per_nonzero(OfRow&& of_row) const {
+    std::vector<std::int64_t> values(cols.size());
+    for (std::size_t l = 0; l < rows(); ++l)
+      std::fill(values.begin() + offsets[l], values.begin() + offsets[l + 1], of_row(l));
+    return values;
+  }
   bool operator==(const sparse_rows&) const = default;
 };
 

@@ -55,10 +55,7 @@ sparse_rows permute(pgas::world& world, form how, const sparse_rows& matrix,
   switch (how) {
     case form::alltoallv: {
       // Each superstep: the nonzeros to their columns' owners, and on to their new rows'.
-      std::vector<std::int64_t> new_row(matrix.cols.size());
-      for (std::size_t l = 0; l < local_rows; ++l)
-        std::fill(new_row.begin() + matrix.offsets[l], new_row.begin() + matrix.offsets[l + 1],
-                  rows[l]);
+      const auto new_row = matrix.per_nonzero([&](std::size_t l) { return rows[l]; });
       alltoallv_exchange<hop> first, second;
       for_each_superstep(matrix.cols.size(), [&](std::size_t begin, std::size_t end) {
         first.bucket(

@@ -168,10 +168,8 @@ sparse_rows transpose(pgas::world& world, form how, const sparse_rows& matrix) {
       return result;
     }
     case form::alltoallv: {
-      std::vector<std::int64_t> row_of(matrix.cols.size());
-      for (std::size_t l = 0; l < rows; ++l)
-        std::fill(row_of.begin() + matrix.offsets[l], row_of.begin() + matrix.offsets[l + 1],
-                  static_cast<std::int64_t>(l) * npes + pe);
+      const auto row_of = matrix.per_nonzero(
+          [&](std::size_t l) { return static_cast<std::int64_t>(l) * npes + pe; });
       alltoallv_exchange<matrix_entry> pairs;
       for_each_superstep(matrix.cols.size(), [&](std::size_t begin, std::size_t end) {
         pairs.bucket(
