@@ -69,11 +69,16 @@ class native_side {
   virtual device_variant matmul_request_tuned(std::shared_ptr<const std::vector<float>> a,
                                               std::shared_ptr<const std::vector<float>> b,
                                               std::size_t n) = 0;
-  /// `iterations` multiplies of a and b (on the device), each reading c back; the next starts
-  /// from the completion of the one before.
+  /// `iterations` multiplies of a and b (on the device), each reading c back into pageable
+  /// memory; the next starts from the completion of the one before: native-naive.
   virtual device_variant matmul_iterated(std::shared_ptr<const std::vector<float>> a,
                                          std::shared_ptr<const std::vector<float>> b, std::size_t n,
                                          int iterations) = 0;
+  /// The same with c read back asynchronously into pinned memory and waited for, the next
+  /// multiply launched once it is there, the last c copied out: native-tuned.
+  virtual device_variant matmul_iterated_tuned(std::shared_ptr<const std::vector<float>> a,
+                                               std::shared_ptr<const std::vector<float>> b,
+                                               std::size_t n, int iterations) = 0;
   /// `stages` launches of the empty kernel on one buffer of `count` floats, then a finish.
   /// Before each run, untimed, one launch and a finish. The sides alternate, and in OpenCL each
   /// has its own context: on an H200 through NVIDIA's OpenCL, 20 launches right after another
