@@ -106,8 +106,9 @@ class native_baseline {
   /// The device's name as the API reports it.
   virtual const std::string& device_name() const = 0;
 
-  /// native-opencl; or native-cuda-sync (pageable memory, synchronous copies) and
-  /// native-cuda-async (pinned memory, one stream).
+  /// native-opencl (pageable memory) and native-opencl-pinned (pinned memory), each with
+  /// non-blocking copies and one wait; or native-cuda-sync (pageable memory, synchronous copies)
+  /// and native-cuda-async (pinned memory, one stream).
   virtual std::vector<device_variant> stencil(const stencil_problem& problem) = 0;
 
   /// native-compile: source to a launchable kernel.

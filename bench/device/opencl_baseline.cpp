@@ -2,7 +2,9 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <span>
 #include <stdexcept>
+#include <type_traits>
 
 #include "device/kernels.hpp"
 #include "device/native_baseline.hpp"
@@ -20,46 +22,8 @@ class opencl_baseline final : public native_baseline {
   const std::string& device_name() const override { return device_->name(); }
 
   std::vector<device_variant> stencil(const stencil_problem& problem) override {
-    return {guarded("native-opencl", [&] {
-      struct state {
-        std::shared_ptr<opencl::device> device;
-        opencl::queue queue;
-        opencl::kernel kernel;
-        opencl::memory input;
-        opencl::memory output;
-        std::vector<float> source;  // its own copy, allocated as troupe's side allocates it
-        std::vector<float> result;
-      };
-      const std::size_t count = problem.input.size();
-      auto run = std::make_shared<state>(
-          state{device_, device_->make_queue(), device_->build(kernels::stencil.opencl, "stencil"),
-                device_->allocate(count * sizeof(float)), device_->allocate(count * sizeof(float)),
-                std::vector<float>(problem.input.begin(), problem.input.end()),
-                std::vector<float>(count)});
-      opencl::set_arguments(run->kernel.get(), run->input.get(), run->output.get(),
-                            static_cast<cl_uint>(count));
-      device_variant variant;
-      variant.prepare = [run] {
-        std::fill(run->result.begin(), run->result.end(), std::numeric_limits<float>::quiet_NaN());
-      };
-      // Non-blocking write, launch and read, then one wait: an in-order queue needs no events.
-      variant.run = [run, count] {
-        const std::size_t bytes = count * sizeof(float);
-        cl_command_queue queue = run->queue.get();
-        check(clEnqueueWriteBuffer(queue, run->input.get(), CL_FALSE, 0, bytes, run->source.data(),
-                                   0, nullptr, nullptr),
-              "clEnqueueWriteBuffer");
-        check(clEnqueueNDRangeKernel(queue, run->kernel.get(), 1, nullptr, &count, nullptr, 0,
-                                     nullptr, nullptr),
-              "clEnqueueNDRangeKernel");
-        check(clEnqueueReadBuffer(queue, run->output.get(), CL_FALSE, 0, bytes, run->result.data(),
-                                  0, nullptr, nullptr),
-              "clEnqueueReadBuffer");
-        check(clFinish(queue), "clFinish");
-      };
-      variant.check = [run, compare = problem.check] { return compare(run->result); };
-      return variant;
-    })};
+    return {stencil_from<std::vector<float>>("native-opencl", problem),
+            stencil_from<opencl::pinned_memory<float>>("native-opencl-pinned", problem)};
   }
 
   device_variant compile(const compile_problem& problem) override {
@@ -260,6 +224,66 @@ class opencl_baseline final : public native_baseline {
   }
 
  private:
+  // Write the input, run the stencil, read the output, one wait: an in-order queue needs no
+  // events. From and to pageable memory (std::vector, allocated as troupe's side allocates it)
+  // or pinned memory (pinned_memory: a mapped CL_MEM_ALLOC_HOST_PTR buffer), as `Host` says.
+  template <class Host>
+  device_variant stencil_from(const std::string& name, const stencil_problem& problem) {
+    return guarded(name, [&] {
+      struct state {
+        state(std::shared_ptr<opencl::device> on, std::span<const float> values)
+            : device(std::move(on)),
+              queue(device->make_queue()),
+              kernel(device->build(kernels::stencil.opencl, "stencil")),
+              input(device->allocate(values.size_bytes())),
+              output(device->allocate(values.size_bytes())),
+              source(make(*device, values.size())),
+              result(make(*device, values.size())) {
+          std::copy(values.begin(), values.end(), source.begin());
+        }
+        static Host make(const opencl::device& on, std::size_t count) {
+          if constexpr (std::is_same_v<Host, std::vector<float>>)
+            return Host(count);
+          else
+            return Host(on, count);
+        }
+        std::shared_ptr<opencl::device> device;
+        opencl::queue queue;
+        opencl::kernel kernel;
+        opencl::memory input;
+        opencl::memory output;
+        Host source;
+        Host result;
+      };
+      const std::size_t count = problem.input.size();
+      auto run = std::make_shared<state>(device_, problem.input);
+      opencl::set_arguments(run->kernel.get(), run->input.get(), run->output.get(),
+                            static_cast<cl_uint>(count));
+      device_variant variant;
+      variant.prepare = [run] {
+        std::fill(run->result.begin(), run->result.end(), std::numeric_limits<float>::quiet_NaN());
+      };
+      variant.run = [run, count] {
+        const std::size_t bytes = count * sizeof(float);
+        cl_command_queue queue = run->queue.get();
+        check(clEnqueueWriteBuffer(queue, run->input.get(), CL_FALSE, 0, bytes, run->source.data(),
+                                   0, nullptr, nullptr),
+              "clEnqueueWriteBuffer");
+        check(clEnqueueNDRangeKernel(queue, run->kernel.get(), 1, nullptr, &count, nullptr, 0,
+                                     nullptr, nullptr),
+              "clEnqueueNDRangeKernel");
+        check(clEnqueueReadBuffer(queue, run->output.get(), CL_FALSE, 0, bytes, run->result.data(),
+                                  0, nullptr, nullptr),
+              "clEnqueueReadBuffer");
+        check(clFinish(queue), "clFinish");
+      };
+      variant.check = [run, count, compare = problem.check] {
+        return compare(std::span<const float>(run->result.data(), count));
+      };
+      return variant;
+    });
+  }
+
   std::shared_ptr<opencl::device> device_;
 };
 

@@ -133,8 +133,8 @@ void run_stencil(device_bench& bench, const std::vector<target>& targets) {
                                                      : 1'000'000;
     for (std::size_t count = 1000; count <= largest; count *= 10) {
       const bool cuda = device.backend() == troupe::backend::cuda;
-      // Two buffers for each of troupe, troupe-pinned and up to two native variants.
-      if (!under_test.fits((cuda ? 4 : 2) * 2 * count * sizeof(float))) {
+      // Two buffers for each of troupe, troupe-pinned and the two native variants.
+      if (!under_test.fits(4 * 2 * count * sizeof(float))) {
         bench.skip(
             "stencil", device.name(),
             "n=" + std::to_string(count) + " needs more memory than the device has to spare");
@@ -159,9 +159,8 @@ void run_stencil(device_bench& bench, const std::vector<target>& targets) {
                       .device = under_test.label()};
       rows.variants.push_back(
           troupe_stencil<std::vector<float>>("troupe", device, program, input, check));
-      if (cuda)
-        rows.variants.push_back(troupe_stencil<troupe::host_buffer<float>>("troupe-pinned", device,
-                                                                           program, input, check));
+      rows.variants.push_back(troupe_stencil<troupe::host_buffer<float>>("troupe-pinned", device,
+                                                                         program, input, check));
       if (under_test.native) {
         stencil_problem problem{input, check};
         for (device_variant& variant : under_test.native->stencil(problem))
@@ -170,7 +169,7 @@ void run_stencil(device_bench& bench, const std::vector<target>& targets) {
       if (cuda) {
         rows.ratios = {{"troupe", "native-cuda-sync"}, {"troupe-pinned", "native-cuda-async"}};
       } else {
-        rows.ratios = {{"troupe", "native-opencl"}};
+        rows.ratios = {{"troupe", "native-opencl"}, {"troupe-pinned", "native-opencl-pinned"}};
       }
       bench.compare(rows);
     }
