@@ -4,10 +4,12 @@
 //   mpirun -n 16 build/bench/bench-pgas --csv bench/results/pgas.csv
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,7 +27,7 @@ namespace pgas = troupe::pgas;
 using troupe::bench::measurement;
 
 struct form_run {
-  std::string variant;  // BENCHMARKS.md names: troupe, troupe-lambda, native-rma
+  std::string variant;  // BENCHMARKS.md names: troupe, troupe-lambda, mpi-rma
   std::function<void(pgas::world&)> run;
   std::function<std::string(pgas::world&)> check;  // after each run; empty when right
 };
@@ -50,12 +52,19 @@ class pgas_bench {
         machine_(troupe::bench::detail::cpu_model()) {}
 
   const troupe::bench::options& settings() const { return options_; }
+  /// Leaves out the forms whose variant is in `variants` (--skip-forms).
+  void skip_forms(std::vector<std::string> variants) { skipped_ = std::move(variants); }
+  bool skipped(const std::string& variant) const {
+    return std::find(skipped_.begin(), skipped_.end(), variant) != skipped_.end();
+  }
   bool selected(const std::string& name) {
     offered_.push_back(name);
     return options_.selected(name);
   }
 
-  void compare(pgas::world& world, const comparison& what) {
+  void compare(pgas::world& world, const comparison& chosen) {
+    comparison what = chosen;
+    std::erase_if(what.forms, [&](const form_run& form) { return skipped(form.variant); });
     std::vector<measurement> measured(what.forms.size());
     for (std::size_t f = 0; f < what.forms.size(); ++f) measured[f].variant = what.forms[f].variant;
     // Forms alternate run by run, so drift on the machine hits them alike, and each repetition
@@ -142,13 +151,14 @@ class pgas_bench {
   std::string date_;
   std::string machine_;
   std::vector<std::string> offered_;
+  std::vector<std::string> skipped_;
   bool failed_ = false;
 };
 
 const std::vector<std::pair<std::string, std::string>> form_ratios{
-    {"troupe", "native-rma"},
+    {"troupe", "mpi-rma"},
     {"troupe-lambda", "troupe"},
-    {"troupe-lambda", "native-rma"},
+    {"troupe-lambda", "mpi-rma"},
     {"troupe", "mpi-alltoallv"},
     {"troupe-lambda", "mpi-alltoallv"}};
 
@@ -159,7 +169,7 @@ std::string variant_of(bale::form how) {
     case bale::form::lambda:
       return "troupe-lambda";
     case bale::form::rma:
-      return "native-rma";
+      return "mpi-rma";
     case bale::form::alltoallv:
       return "mpi-alltoallv";
   }
@@ -380,7 +390,7 @@ void run_pagerank(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_p
   comparison rows =
       graph_comparison("pagerank", world, rows_per_pe, ";iterations=" + std::to_string(iterations),
                        edges_per_pe(world, lower) * iterations);
-  for (bale::form how : bale::all_forms)
+  for (bale::form how : bale::forms_with_alltoallv)
     rows.forms.push_back(
         {variant_of(how),
          [&, how](pgas::world& w) { ranks = graph::pagerank(w, how, adjacency, iterations); },
@@ -397,7 +407,7 @@ void run_triangles(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_
   std::int64_t counted = 0;
   comparison rows =
       graph_comparison("triangles", world, rows_per_pe, "", edges_per_pe(world, lower));
-  for (bale::form how : bale::all_forms)
+  for (bale::form how : bale::forms_with_alltoallv)
     rows.forms.push_back(
         {variant_of(how), [&, how](pgas::world& w) { counted = bale::triangles(w, how, lower); },
          [&](pgas::world&) {
@@ -452,24 +462,45 @@ void run_buffer_sweep(pgas_bench& bench, std::int64_t updates, std::int64_t tabl
 std::string own_usage() {
   return troupe::bench::usage("pgas") +
          "  --scale F      divide the work per PE (updates, reads, items, rows) by F, for slow\n"
-         "                 networks; tables keep their size, and the CSV records the sizes run\n";
+         "                 networks; tables keep their size, and the CSV records the sizes run\n"
+         "  --skip-forms V  leave out the forms of these variants (comma-separated: troupe,\n"
+         "                 troupe-lambda, mpi-rma, mpi-alltoallv), say mpi-rma over a slow "
+         "network\n";
 }
 
-// Takes --scale out of `arguments`, leaving the harness's options.
-std::int64_t take_scale(std::vector<std::string>& arguments) {
+// bench-pgas's own options, taken out of the arguments before the harness parses the rest.
+struct own_options {
   std::int64_t scale = 1;
+  std::vector<std::string> skipped_forms;
+};
+
+own_options take_own_options(std::vector<std::string>& arguments) {
+  own_options own;
   std::vector<std::string> rest;
   for (std::size_t index = 0; index < arguments.size(); ++index) {
-    if (arguments[index] != "--scale") {
-      rest.push_back(arguments[index]);
+    const std::string& name = arguments[index];
+    if (name != "--scale" && name != "--skip-forms") {
+      rest.push_back(name);
       continue;
     }
     if (index + 1 >= arguments.size())
-      throw troupe::bench::usage_error("--scale: expected a number after it, found none");
-    scale = troupe::bench::detail::parse_count("--scale", arguments[++index], 1);
+      throw troupe::bench::usage_error(name + ": expected a value after it, found none");
+    const std::string& value = arguments[++index];
+    if (name == "--scale") {
+      own.scale = troupe::bench::detail::parse_count("--scale", value, 1);
+      continue;
+    }
+    std::stringstream list(value);
+    for (std::string variant; std::getline(list, variant, ',');) {
+      if (variant != "troupe" && variant != "troupe-lambda" && variant != "mpi-rma" &&
+          variant != "mpi-alltoallv")
+        throw troupe::bench::usage_error("--skip-forms: no form's variant is called '" + variant +
+                                         "' (troupe, troupe-lambda, mpi-rma, mpi-alltoallv)");
+      own.skipped_forms.push_back(variant);
+    }
   }
   arguments = std::move(rest);
-  return scale;
+  return own;
 }
 
 }  // namespace
@@ -483,7 +514,8 @@ int main(int argc, char** argv) {
   int code = 0;
   try {
     std::vector<std::string> arguments(argv, argv + argc);
-    const std::int64_t scale = take_scale(arguments);
+    const own_options own = take_own_options(arguments);
+    const std::int64_t scale = own.scale;
     std::vector<char*> pointers;
     for (std::string& each : arguments) pointers.push_back(each.data());
     auto settings =
@@ -492,19 +524,23 @@ int main(int argc, char** argv) {
       if (pe == 0) std::cout << own_usage();
     } else {
       pgas_bench bench{settings, pe, npes};
+      bench.skip_forms(own.skipped_forms);
       // The work per PE: the sizes, or the smoke test's, divided by --scale.
       auto work = [&](std::int64_t full, std::int64_t quick) {
         return std::max<std::int64_t>(1, (settings.quick ? quick : full) / scale);
       };
-      const std::int64_t updates = work(5'000'000, 20'000);
-      const std::int64_t table = settings.quick ? 1'000 : 10'000;
+      // Histogram and index-gather at the HClib-Actor paper's sizes: 10M updates per PE into
+      // 1000 slots per PE, 10M reads per PE from 100000 per PE.
+      const std::int64_t updates = work(10'000'000, 20'000);
+      const std::int64_t slots = 1'000;
+      const std::int64_t gather_table = settings.quick ? 1'000 : 100'000;
       if (pe == 0)
         std::printf("bench-pgas: %d PEs, %d warm-up + %d timed runs per form, CSV %s\n\n", npes,
                     settings.warmup, settings.runs, settings.csv.string().c_str());
       {
         pgas::world world;
-        if (bench.selected("histogram")) run_histogram(bench, world, updates, table);
-        if (bench.selected("index_gather")) run_index_gather(bench, world, updates, table);
+        if (bench.selected("histogram")) run_histogram(bench, world, updates, slots);
+        if (bench.selected("index_gather")) run_index_gather(bench, world, updates, gather_table);
         if (bench.selected("randperm")) run_randperm(bench, world, work(1'000'000, 20'000));
         if (bench.selected("permute_matrix")) run_permute(bench, world, work(100'000, 2'000));
         if (bench.selected("transpose_matrix")) run_transpose(bench, world, work(100'000, 2'000));
@@ -515,7 +551,7 @@ int main(int argc, char** argv) {
         if (bench.selected("jaccard")) run_jaccard(bench, world, work(2'000, 500));
         if (bench.selected("pagerank")) run_pagerank(bench, world, work(2'000, 500));
       }
-      if (bench.selected("aggregation_buffer")) run_buffer_sweep(bench, updates, table);
+      if (bench.selected("aggregation_buffer")) run_buffer_sweep(bench, updates, slots);
       code = bench.finish();
     }
   } catch (const troupe::bench::usage_error& failure) {
