@@ -22,7 +22,7 @@ enum class form { selector, lambda, rma, alltoallv };
 /// The forms every kernel has.
 inline constexpr form all_forms[] = {form::selector, form::lambda, form::rma};
 /// The forms of the kernels written in alltoallv too: histogram, index-gather, transpose,
-/// randperm, permute.
+/// randperm, permute, triangles and PageRank.
 inline constexpr form forms_with_alltoallv[] = {form::selector, form::lambda, form::rma,
                                                 form::alltoallv};
 /// Throws std::invalid_argument: `kernel` has no alltoallv form.

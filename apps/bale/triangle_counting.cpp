@@ -4,11 +4,14 @@
 // forms push row i's columns below j to the owner of row j, which counts those its row holds: the
 // selector as a variable-size message (the columns, then j), the lambda form as a lambda that
 // carries j and the columns as its data; prefixes too long for one message go in pieces. The
-// one-sided form pulls row j instead, with blocking gets, as bale's OpenSHMEM version does.
+// one-sided form pulls row j instead, with blocking gets, as bale's OpenSHMEM version does. The
+// bulk-synchronous form sends each (j, k) of a prefix as a pair, bucketed by the owner of row j,
+// which counts the pairs whose k its row j holds.
 #include <mpi.h>
 
 #include <algorithm>
 
+#include "alltoallv_exchange.hpp"
 #include "kernels.hpp"
 #include "rma_window.hpp"
 #include "troupe/pgas.hpp"
@@ -21,8 +24,43 @@ std::int64_t triangles(pgas::world& world, form how, const sparse_rows& lower) {
   const std::int64_t npes = world.npes();
   std::int64_t found = 0;  // the triangles whose middle vertex j has its row here
   switch (how) {
-    case form::alltoallv:
-      no_alltoallv("triangles");
+    case form::alltoallv: {
+      struct column_query {
+        std::int64_t j_local;  // row j, at its owner
+        std::int64_t k;        // a column of row i below j
+      };
+      std::size_t queries = 0;
+      for (std::size_t l = 0; l < lower.rows(); ++l)
+        queries += lower.row(l).size() * (lower.row(l).size() - 1) / 2;
+      // The pairs of a superstep come from a cursor over row l, column p (j) and q (k < j).
+      std::size_t l = 0, p = 1, q = 0;
+      std::vector<column_query> asked;
+      std::vector<int> owners;
+      alltoallv_exchange<column_query> exchange;
+      for_each_superstep(queries, [&](std::size_t begin, std::size_t end) {
+        asked.clear();
+        owners.clear();
+        while (asked.size() < end - begin) {
+          const auto row = lower.row(l);
+          if (p >= row.size()) {
+            ++l, p = 1, q = 0;
+          } else if (q >= p) {
+            ++p, q = 0;
+          } else {
+            asked.push_back({row[p] / npes, row[q++]});
+            owners.push_back(static_cast<int>(row[p] % npes));
+          }
+        }
+        exchange.bucket(
+            asked.size(), [&](std::size_t i) { return owners[i]; },
+            [&](std::size_t i) { return asked[i]; });
+        for (const column_query& query : exchange.exchange()) {
+          const auto row_j = lower.row(static_cast<std::size_t>(query.j_local));
+          found += std::binary_search(row_j.begin(), row_j.end(), query.k) ? 1 : 0;
+        }
+      });
+      break;
+    }
     case form::selector: {
       // A message is columns of row i below j, then j itself. Row i's columns are sorted, so for
       // a prefix that fits one message that is the row's own storage up to j: no copy.

@@ -4,6 +4,7 @@
 // with `dangling` the rank of vertices without neighbours, summed over all PEs.
 // - selector, lambda: one aggregated message (a struct, or a lambda) per edge and direction.
 // - rma: one MPI_Accumulate per edge and direction into the owner's window (no aggregation).
+// - alltoallv: the shares bucketed by owner, exchanged in bulk-synchronous supersteps.
 #include "pagerank.hpp"
 
 #include <mpi.h>
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <optional>
 
+#include "alltoallv_exchange.hpp"
 #include "graph_common.hpp"
 #include "rma_window.hpp"
 #include "troupe/pgas.hpp"
@@ -40,7 +42,6 @@ double base_rank(double vertices, double dangling) {
 
 std::vector<double> pagerank(pgas::world& world, bale::form how, const sparse_rows& adjacency,
                              std::int64_t iterations) {
-  if (how == bale::form::alltoallv) bale::no_alltoallv("pagerank");
   const std::int64_t npes = world.npes();
   const std::size_t rows = adjacency.rows();
   const auto vertices = static_cast<double>(adjacency.columns);
@@ -50,6 +51,14 @@ std::vector<double> pagerank(pgas::world& world, bale::form how, const sparse_ro
   // The rma form's window of incoming sums, created once: MPI_Win_allocate is a collective.
   std::optional<bale::rma_window> sums;
   if (how == bale::form::rma) sums.emplace(std::max<std::size_t>(rows, 1));
+  // The alltoallv form's exchange, and the row of each edge: its supersteps cut rows apart.
+  bale::alltoallv_exchange<share_message> exchange;
+  std::vector<std::size_t> row_of_edge;
+  if (how == bale::form::alltoallv)
+    for (std::size_t l = 0; l < rows; ++l)
+      row_of_edge.insert(row_of_edge.end(),
+                         static_cast<std::size_t>(adjacency.offsets[l + 1] - adjacency.offsets[l]),
+                         l);
   auto for_each_push = [&](auto&& push) {
     for (std::size_t l = 0; l < rows; ++l)
       for (std::int64_t k = adjacency.offsets[l]; k < adjacency.offsets[l + 1]; ++k)
@@ -66,7 +75,18 @@ std::vector<double> pagerank(pgas::world& world, bale::form how, const sparse_ro
     std::fill(incoming.begin(), incoming.end(), 0.0);
     switch (how) {
       case bale::form::alltoallv:
-        bale::no_alltoallv("pagerank");
+        bale::for_each_superstep(row_of_edge.size(), [&](std::size_t begin, std::size_t end) {
+          exchange.bucket(
+              end - begin,
+              [&](std::size_t i) { return static_cast<int>(adjacency.cols[begin + i] % npes); },
+              [&](std::size_t i) {
+                return share_message{adjacency.cols[begin + i] / npes,
+                                     shares[row_of_edge[begin + i]]};
+              });
+          for (const share_message& message : exchange.exchange())
+            incoming[static_cast<std::size_t>(message.local)] += message.share;
+        });
+        break;
       case bale::form::selector: {
         pgas::actor<share_message> push{world, [&incoming](const share_message& message, int) {
                                           incoming[static_cast<std::size_t>(message.local)] +=
