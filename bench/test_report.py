@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Tests of bench/report's reading of results: targets met and missed on rows whose ratios are
+known, the conditions on parameters, failed checks, and the errors for bad options.
+
+usage: python3 bench/test_report.py
+"""
+
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPORT = os.path.join(HERE, "report")
+
+
+def load_report():
+    loader = importlib.machinery.SourceFileLoader("report", REPORT)
+    spec = importlib.util.spec_from_loader("report", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+report = load_report()
+HEADER = "benchmark,params,variant,backend,device,runs,median_s,min_s,max_s,metric,value,check,commit,date\n"
+
+
+def row(benchmark, params, variant, median, value="", metric="", check="ok", backend="opencl"):
+    return (f"{benchmark},{params},{variant},{backend},GPU,10,{median},{median},{median},{metric},"
+            f"{value},\"{check}\",abc1234,2026-12-07\n")
+
+
+def target(**fields):
+    base = {"layer": "kernel", "what": "x", "benchmark": "", "params": "", "backend": "",
+            "variant": "troupe", "baseline": "native-tuned", "kind": "time", "bound": ""}
+    base.update(fields)
+    return base
+
+
+def rows_of(text):
+    with tempfile.TemporaryDirectory() as out:
+        os.makedirs(os.path.join(out, "kernel"))
+        with open(os.path.join(out, "kernel", "kernel.csv"), "w") as stream:
+            stream.write(HEADER + text)
+        return report.read_results(out)
+
+
+class Conditions(unittest.TestCase):
+    def test_equal_and_compared(self):
+        params = report.params_of("N=4000;pes=16")
+        self.assertTrue(report.matches("", params))
+        self.assertTrue(report.matches("N>=4000", params))
+        self.assertFalse(report.matches("N>4000", params))
+        self.assertTrue(report.matches("N<=4000;pes=16", params))
+        self.assertFalse(report.matches("pes=2", params))
+        self.assertFalse(report.matches("missing=1", params))
+        self.assertFalse(report.matches("pes<x", params))
+
+
+class Targets(unittest.TestCase):
+    rows = rows_of(
+        row("matmul_request", "N=1000", "troupe", 1.04) + row("matmul_request", "N=1000", "native-tuned", 1.0)
+        + row("matmul_request", "N=4000", "troupe", 1.02) + row("matmul_request", "N=4000", "native-tuned", 1.0)
+        + row("matmul_request", "N=8000", "troupe", 2.0, check="fail")
+        + row("matmul_request", "N=8000", "native-tuned", 1.0)
+        + row("matmul_request", "N=12000", "troupe", 1.0)  # no baseline row: no line
+        + row("histogram", "pes=16", "troupe", 1.0, value=3e7, metric="updates/s/PE", backend="cpu")
+        + row("histogram", "pes=16", "mpi-alltoallv", 2.0, value=2e7, metric="updates/s/PE", backend="cpu")
+        + row("wah_build", "rows=20000000", "troupe", 0.05) + row("wah_build", "rows=20000000", "native-cpu-1", 1.0))
+
+    def verdicts(self, **fields):
+        return [(line["row"]["params"], round(line["ratio"], 3) if line["ratio"] else None, line["verdict"])
+                for line in report.evaluate(target(**fields), self.rows)]
+
+    def test_time_bound(self):
+        self.assertEqual(self.verdicts(benchmark="matmul_request", params="N=1000", bound="1.05"),
+                         [("N=1000", 1.04, "met")])
+        self.assertEqual(self.verdicts(benchmark="matmul_request", params="N>=4000", bound="1.01"),
+                         [("N=4000", 1.02, "**missed**"), ("N=8000", 2.0, "check failed")])
+
+    def test_rate_and_speedup(self):
+        self.assertEqual(self.verdicts(benchmark="histogram", baseline="mpi-alltoallv", kind="rate", bound="1.0"),
+                         [("pes=16", 1.5, "met")])
+        self.assertEqual(self.verdicts(benchmark="histogram", baseline="mpi-alltoallv", kind="rate", bound="2"),
+                         [("pes=16", 1.5, "**missed**")])
+        self.assertEqual(self.verdicts(benchmark="wah_build", baseline="native-cpu-1", kind="speedup", bound="20"),
+                         [("rows=20000000", 20.0, "met")])
+
+    def test_unbounded_is_reported(self):
+        self.assertEqual(self.verdicts(benchmark="matmul_request", params="N=1000"),
+                         [("N=1000", 1.04, "reported")])
+
+    def test_backend_filter(self):
+        self.assertEqual(self.verdicts(benchmark="matmul_request", backend="cuda"), [])
+
+
+class Command(unittest.TestCase):
+    def run_report(self, *arguments):
+        return subprocess.run([sys.executable, REPORT] + list(arguments), capture_output=True, text=True)
+
+    def test_summary_of_a_folder(self):
+        with tempfile.TemporaryDirectory() as out:
+            os.makedirs(os.path.join(out, "kernel"))
+            with open(os.path.join(out, "kernel", "kernel.csv"), "w") as stream:
+                stream.write(HEADER + row("matmul_request", "N=1000", "troupe", 1.2)
+                             + row("matmul_request", "N=1000", "native-tuned", 1.0))
+            done = self.run_report("--summarize", "--no-plot", "--machine", "test", "--out", out)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertIn("targets met: 0, missed: 1", done.stdout)
+            with open(os.path.join(out, "REPORT.md")) as stream:
+                text = stream.read()
+            self.assertIn("| one multiply request (matmul_request, N=1000, opencl) | troupe 1.2 s | "
+                          "native-tuned 1 s | 1.2 (time / baseline's) | ≤ 1.05 | **missed** |", text)
+
+    def test_failed_check_fails_the_report(self):
+        with tempfile.TemporaryDirectory() as out:
+            os.makedirs(os.path.join(out, "kernel"))
+            with open(os.path.join(out, "kernel", "kernel.csv"), "w") as stream:
+                stream.write(HEADER + row("matmul_request", "N=1000", "troupe", 1.0, check="fail"))
+            done = self.run_report("--summarize", "--no-plot", "--out", out)
+            self.assertEqual(done.returncode, 1)
+            self.assertIn("1 rows failed their check", done.stdout)
+
+    def test_bad_options_are_named(self):
+        done = self.run_report("--only", "kernel,gpus", "--summarize")
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("no suite called gpus", done.stderr)
+        done = self.run_report("--runs", "3", "--summarize")
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("at least 10 timed runs", done.stderr)
+
+    def test_missing_executables_are_not_run(self):
+        with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as empty:
+            done = self.run_report("--quick", "--no-build", "--no-plot", "--only", "async",
+                                   "--bin", empty, "--out", out)
+            self.assertEqual(done.returncode, 1)
+            self.assertIn("not run: " + os.path.join(empty, "bench-futures") + " is missing", done.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
