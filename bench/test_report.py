@@ -98,6 +98,18 @@ class Targets(unittest.TestCase):
         self.assertEqual(self.verdicts(benchmark="matmul_request", backend="cuda"), [])
 
 
+class Runs(unittest.TestCase):
+    def test_a_later_run_replaces_only_its_own_record(self):
+        def record(name, status):
+            return {"suite": "pgas", "name": name, "csv": name + ".csv", "command": name,
+                    "commit": "abc1234", "date": "2026-12-07", "status": status}
+        with tempfile.TemporaryDirectory() as out:
+            report.save_runs(out, [record("pgas", "ok"), record("pgas-tcp", "ok")])
+            report.save_runs(out, [record("pgas-tcp", "failed (exit 1)")])
+            self.assertEqual([(r["name"], r["status"]) for r in report.load_runs(out)],
+                             [("pgas", "ok"), ("pgas-tcp", "failed (exit 1)")])
+
+
 class Command(unittest.TestCase):
     def run_report(self, *arguments):
         return subprocess.run([sys.executable, REPORT] + list(arguments), capture_output=True, text=True)
@@ -128,7 +140,7 @@ class Command(unittest.TestCase):
     def test_bad_options_are_named(self):
         done = self.run_report("--only", "kernel,gpus", "--summarize")
         self.assertEqual(done.returncode, 2)
-        self.assertIn("no suite called gpus", done.stderr)
+        self.assertIn("no suite or benchmark run called gpus here", done.stderr)
         done = self.run_report("--runs", "3", "--summarize")
         self.assertEqual(done.returncode, 2)
         self.assertIn("at least 10 timed runs", done.stderr)
