@@ -41,11 +41,7 @@ class cuda_side final : public native_side {
                                       std::size_t n) override {
     return guarded("native-tuned", [&] {
       const std::size_t count = n * n, bytes = count * sizeof(float);
-      auto run = std::make_shared<state>(device_, matmul_source.cuda, "m_mult");
-      run->result.resize(count);
-      run->a = std::make_unique<cuda::device_memory>(run->owner, bytes);
-      run->b = std::make_unique<cuda::device_memory>(run->owner, bytes);
-      run->c = std::make_unique<cuda::device_memory>(run->owner, bytes);
+      auto run = multiply_state(n);
       struct staging {
         staging(const cuda::device& on, std::size_t elements)
             : a(on, elements), b(on, elements), c(on, elements) {}
@@ -82,11 +78,7 @@ class cuda_side final : public native_side {
       // A host function may not call the driver: the next multiply starts once the copy of
       // the one before has returned.
       const std::size_t bytes = n * n * sizeof(float);
-      auto run = std::make_shared<state>(device_, matmul_source.cuda, "m_mult");
-      run->result.resize(n * n);
-      run->a = std::make_unique<cuda::device_memory>(run->owner, bytes);
-      run->b = std::make_unique<cuda::device_memory>(run->owner, bytes);
-      run->c = std::make_unique<cuda::device_memory>(run->owner, bytes);
+      auto run = multiply_state(n);
       const auto& api = cuda::functions();
       cuda::check(api.cuMemcpyHtoD(run->a->get(), a->data(), bytes), "cuMemcpyHtoD");
       cuda::check(api.cuMemcpyHtoD(run->b->get(), b->data(), bytes), "cuMemcpyHtoD");
@@ -111,11 +103,7 @@ class cuda_side final : public native_side {
                                        int iterations) override {
     return guarded("native-tuned", [&] {
       const std::size_t count = n * n, bytes = count * sizeof(float);
-      auto run = std::make_shared<state>(device_, matmul_source.cuda, "m_mult");
-      run->result.resize(count);
-      run->a = std::make_unique<cuda::device_memory>(run->owner, bytes);
-      run->b = std::make_unique<cuda::device_memory>(run->owner, bytes);
-      run->c = std::make_unique<cuda::device_memory>(run->owner, bytes);
+      auto run = multiply_state(n);
       auto staged_c = std::make_shared<cuda::pinned_memory<float>>(device_, count);
       const auto& api = cuda::functions();
       cuda::check(api.cuMemcpyHtoD(run->a->get(), a->data(), bytes), "cuMemcpyHtoD");
@@ -174,6 +162,18 @@ class cuda_side final : public native_side {
     std::vector<float> result;
     std::unique_ptr<cuda::device_memory> a, b, c;
   };
+
+  // The multiply's module and stream, its result and device buffers a, b and c of n x n floats,
+  // kept across runs.
+  std::shared_ptr<state> multiply_state(std::size_t n) const {
+    const std::size_t bytes = n * n * sizeof(float);
+    auto run = std::make_shared<state>(device_, matmul_source.cuda, "m_mult");
+    run->result.resize(n * n);
+    run->a = std::make_unique<cuda::device_memory>(run->owner, bytes);
+    run->b = std::make_unique<cuda::device_memory>(run->owner, bytes);
+    run->c = std::make_unique<cuda::device_memory>(run->owner, bytes);
+    return run;
+  }
 
   static void launch_multiply(state& run, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c,
                               std::size_t n) {

@@ -69,22 +69,10 @@ class opencl_side final : public native_side {
                                       std::shared_ptr<const std::vector<float>> b,
                                       std::size_t n) override {
     return guarded("native-tuned", [&] {
-      struct state {
+      struct state : kept_multiply {
         state(const opencl::device& on, std::size_t count)
-            : queue(on.make_queue()),
-              kernel(on.build(matmul_source.opencl, "m_mult")),
-              a(on.allocate(count * sizeof(float))),
-              b(on.allocate(count * sizeof(float))),
-              c(on.allocate(count * sizeof(float))),
-              staged_a(on, count),
-              staged_b(on, count),
-              staged_c(on, count),
-              result(count) {}
-        opencl::queue queue;
-        opencl::kernel kernel;
-        opencl::memory a, b, c;
-        opencl::pinned_memory<float> staged_a, staged_b, staged_c;
-        std::vector<float> result;
+            : kept_multiply(on, count), staged_a(on, count), staged_b(on, count) {}
+        opencl::pinned_memory<float> staged_a, staged_b;
       };
       auto run = std::make_shared<state>(device_, n * n);
       opencl::set_arguments(run->kernel.get(), run->a.get(), run->b.get(), run->c.get(),
@@ -188,23 +176,8 @@ class opencl_side final : public native_side {
                                        std::shared_ptr<const std::vector<float>> b, std::size_t n,
                                        int iterations) override {
     return guarded("native-tuned", [&] {
-      struct state {
-        state(const opencl::device& on, std::size_t count)
-            : queue(on.make_queue()),
-              kernel(on.build(matmul_source.opencl, "m_mult")),
-              a(on.allocate(count * sizeof(float))),
-              b(on.allocate(count * sizeof(float))),
-              c(on.allocate(count * sizeof(float))),
-              staged_c(on, count),
-              result(count) {}
-        opencl::queue queue;
-        opencl::kernel kernel;
-        opencl::memory a, b, c;
-        opencl::pinned_memory<float> staged_c;
-        std::vector<float> result;
-      };
       const std::size_t bytes = n * n * sizeof(float);
-      auto run = std::make_shared<state>(device_, n * n);
+      auto run = std::make_shared<kept_multiply>(device_, n * n);
       cl_command_queue q = run->queue.get();
       opencl::check(
           clEnqueueWriteBuffer(q, run->a.get(), CL_TRUE, 0, bytes, a->data(), 0, nullptr, nullptr),
@@ -246,6 +219,24 @@ class opencl_side final : public native_side {
   }
 
  private:
+  /// What the tuned multiplies keep across runs: the queue and kernel, the device buffers a, b
+  /// and c, pinned memory that c is read into, and the result it is copied out to.
+  struct kept_multiply {
+    kept_multiply(const opencl::device& on, std::size_t count)
+        : queue(on.make_queue()),
+          kernel(on.build(matmul_source.opencl, "m_mult")),
+          a(on.allocate(count * sizeof(float))),
+          b(on.allocate(count * sizeof(float))),
+          c(on.allocate(count * sizeof(float))),
+          staged_c(on, count),
+          result(count) {}
+    opencl::queue queue;
+    opencl::kernel kernel;
+    opencl::memory a, b, c;
+    opencl::pinned_memory<float> staged_c;
+    std::vector<float> result;
+  };
+
   /// `stages` launches of the empty kernel, each flushed if `flush`, then a finish; before each
   /// run, untimed, one launch and a finish (see native_side::empty_stages).
   device_variant launches_of_empty(std::size_t count, int stages, bool flush) const {
