@@ -463,9 +463,8 @@ std::string own_usage() {
   return troupe::bench::usage("pgas") +
          "  --scale F      divide the work per PE (updates, reads, items, rows) by F, for slow\n"
          "                 networks; tables keep their size, and the CSV records the sizes run\n"
-         "  --skip-forms V  leave out the forms of these variants (comma-separated: troupe,\n"
-         "                 troupe-lambda, mpi-rma, mpi-alltoallv), say mpi-rma over a slow "
-         "network\n";
+         "  --skip-forms V leave out the forms of these variants, separated by commas (troupe,\n"
+         "                 troupe-lambda, mpi-rma, mpi-alltoallv): mpi-rma over a slow network\n";
 }
 
 // bench-pgas's own options, taken out of the arguments before the harness parses the rest.
