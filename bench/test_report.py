@@ -144,6 +144,12 @@ class Command(unittest.TestCase):
         done = self.run_report("--runs", "3", "--summarize")
         self.assertEqual(done.returncode, 2)
         self.assertIn("at least 10 timed runs", done.stderr)
+        with tempfile.TemporaryDirectory() as parent:
+            missing = os.path.join(parent, "nothing")
+            done = self.run_report("--summarize", "--out", missing)
+            self.assertEqual(done.returncode, 2)
+            self.assertIn("--summarize: no results at " + missing, done.stderr)
+            self.assertFalse(os.path.exists(missing))
 
     def test_missing_executables_are_not_run(self):
         with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as empty:
