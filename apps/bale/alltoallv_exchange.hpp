@@ -17,7 +17,8 @@
 namespace bale {
 
 /// Items each PE sends in one superstep at most: bounds the buckets' memory (16 MiB of pairs).
-inline constexpr std::size_t superstep_items = std::size_t{1} << 20;
+/// The apps' --superstep sets it on every PE alike, small to test where supersteps cut the work.
+inline std::size_t superstep_items = std::size_t{1} << 20;
 
 /// Calls `step(begin, end)` for this PE's items [begin, end) of `count`, superstep by superstep,
 /// as many times on every PE (a PE with fewer items gets empty ranges): each call may exchange.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "alltoallv_exchange.hpp"
 #include "graphs.hpp"
 #include "kernels.hpp"
 #include "troupe/pgas/world.hpp"
@@ -35,26 +36,22 @@ inline CLI::Validator positive() {
       "N>=1");
 }
 
-/// The options every app has: the seed and the forms to run.
+/// The options every app has: the seed, the forms to run, and the alltoallv form's supersteps.
 struct common_options {
   std::uint64_t seed = 1;
-  std::vector<std::string> forms{"selector", "lambda", "rma"};
+  std::vector<std::string> forms{"selector", "lambda", "rma", "alltoallv"};
 };
 
-/// Adds --seed and --forms to `app`; with `alltoallv`, the kernel has that form too, and runs
-/// it unless told otherwise.
-inline void add_common_options(CLI::App& app, common_options& options, bool alltoallv = false) {
+/// Adds --seed, --forms and --superstep to `app`.
+inline void add_common_options(CLI::App& app, common_options& options) {
   app.add_option("--seed", options.seed, "seed of the random input");
-  if (!alltoallv) {
-    app.add_option("--forms", options.forms, "forms to run: selector, lambda, rma")
-        ->check(CLI::IsMember({"selector", "lambda", "rma"}))
-        ->delimiter(',');
-    return;
-  }
-  options.forms.push_back("alltoallv");
   app.add_option("--forms", options.forms, "forms to run: selector, lambda, rma, alltoallv")
       ->check(CLI::IsMember({"selector", "lambda", "rma", "alltoallv"}))
       ->delimiter(',');
+  app.add_option("--superstep", superstep_items,
+                 "items a PE sends in one superstep of the alltoallv form at most")
+      ->check(positive())
+      ->capture_default_str();
 }
 
 /// The options of the matrix apps: the matrix's size.

@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
   bale::common_options common;
   app.add_option("--updates", updates, "updates per PE")->check(bale::positive());
   app.add_option("--table", table, "table slots per PE")->check(bale::positive());
-  bale::add_common_options(app, common, /*alltoallv=*/true);
+  bale::add_common_options(app, common);
   if (auto code = bale::parse_command_line(app, world, argc, argv)) return *code;
   const auto mine = bale::histogram_updates(world, updates, table, common.seed);
   std::vector<std::int64_t> slots(static_cast<std::size_t>(table), 0);

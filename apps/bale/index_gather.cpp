@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
   bale::common_options common;
   app.add_option("--reads", reads, "reads per PE")->check(bale::positive());
   app.add_option("--table", table, "table entries per PE")->check(bale::positive());
-  bale::add_common_options(app, common, /*alltoallv=*/true);
+  bale::add_common_options(app, common);
   if (auto code = bale::parse_command_line(app, world, argc, argv)) return *code;
   const auto values = bale::gather_table(world, table);
   const auto indices = bale::gather_reads(world, reads, table, common.seed);

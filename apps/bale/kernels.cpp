@@ -43,15 +43,10 @@ std::string name(form which) {
 }
 
 form form_named(const std::string& text) {
-  for (form each : forms_with_alltoallv)
+  for (form each : all_forms)
     if (name(each) == text) return each;
   throw std::invalid_argument("unknown form '" + text +
                               "'; expected selector, lambda, rma or alltoallv");
-}
-
-void no_alltoallv(const char* kernel) {
-  throw std::invalid_argument(std::string{kernel} +
-                              " has no alltoallv form; its forms are selector, lambda and rma");
 }
 
 std::vector<std::int64_t> histogram_updates(const pgas::world& world, std::int64_t updates,

@@ -1,9 +1,8 @@
 // The bale kernels of HClib-Actor (Paul et al.), each in the forms that the paper compares: the
 // selector/actor class form, the lambda form, a plain one-sided MPI-3 RMA form without
-// aggregation (the paper's OpenSHMEM versions), and a sequential reference for checking; for
-// histogram, index-gather, transpose, randperm and permute also bulk-synchronous MPI
-// (alltoallv_exchange.hpp), the baseline an MPI programmer writes. The apps in this folder and
-// bench/pgas run them.
+// aggregation (the paper's OpenSHMEM versions), bulk-synchronous MPI (alltoallv_exchange.hpp),
+// the baseline an MPI programmer writes, and a sequential reference for checking. The apps in
+// this folder and bench/pgas run them.
 #pragma once
 
 #include <algorithm>
@@ -20,13 +19,7 @@ namespace bale {
 /// call per element), and bulk-synchronous MPI (buckets exchanged with MPI_Alltoallv).
 enum class form { selector, lambda, rma, alltoallv };
 /// The forms every kernel has.
-inline constexpr form all_forms[] = {form::selector, form::lambda, form::rma};
-/// The forms of the kernels written in alltoallv too: histogram, index-gather, transpose,
-/// randperm, permute, triangles and PageRank.
-inline constexpr form forms_with_alltoallv[] = {form::selector, form::lambda, form::rma,
-                                                form::alltoallv};
-/// Throws std::invalid_argument: `kernel` has no alltoallv form.
-[[noreturn]] void no_alltoallv(const char* kernel);
+inline constexpr form all_forms[] = {form::selector, form::lambda, form::rma, form::alltoallv};
 std::string name(form which);
 /// The form called `text`; throws std::invalid_argument naming the choices.
 form form_named(const std::string& text);

@@ -8,7 +8,7 @@ int main(int argc, char** argv) {
   bale::matrix_options size;
   bale::common_options common;
   bale::add_matrix_options(app, size);
-  bale::add_common_options(app, common, /*alltoallv=*/true);
+  bale::add_common_options(app, common);
   if (auto code = bale::parse_command_line(app, world, argc, argv)) return *code;
   const auto matrix = bale::random_matrix(world, size.rows, size.nonzeros, common.seed);
   const std::int64_t all_rows = size.rows * world.npes();

@@ -8,7 +8,7 @@ int main(int argc, char** argv) {
   std::int64_t items = 1'000'000;
   bale::common_options common;
   app.add_option("--items", items, "items per PE")->check(bale::positive());
-  bale::add_common_options(app, common, /*alltoallv=*/true);
+  bale::add_common_options(app, common);
   if (auto code = bale::parse_command_line(app, world, argc, argv)) return *code;
   std::vector<std::int64_t> part;
   return bale::run_forms(world, "randperm", items, common.forms,

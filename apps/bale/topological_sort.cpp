@@ -7,7 +7,9 @@
 //
 // The actor forms go in rounds: each PE places the rows that were ready when the round began,
 // at positions from a prefix sum of the PEs' ready counts, and sends "c is placed" to c's owner,
-// which sends "c is removed" on to the rows of c. The one-sided form needs no rounds: a counter
+// which sends "c is removed" on to the rows of c. The bulk-synchronous form goes in the same
+// rounds, each round two exchanges of buckets (placements, then removals) in supersteps of
+// bounded memory. The one-sided form needs no rounds: a counter
 // on PE 0 hands out the positions, and the PE whose remote decrement leaves a row with one
 // nonzero places that row itself.
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include <numeric>
 #include <random>
 
+#include "alltoallv_exchange.hpp"
 #include "kernels.hpp"
 #include "rma_window.hpp"
 #include "troupe/pgas.hpp"
@@ -128,8 +131,67 @@ toposort_permutations toposort(pgas::world& world, form how, const sparse_rows& 
                               std::vector<std::int64_t>(transposed.rows(), -1)};
   live_rows live = every_nonzero_live(matrix);
   switch (how) {
-    case form::alltoallv:
-      no_alltoallv("toposort");
+    case form::alltoallv: {
+      alltoallv_exchange<update> placements, removals;
+      std::vector<update> placed_here, removed_here;
+      in_rounds(
+          world, n, live,
+          [&](std::span<const std::int64_t> ready, std::int64_t first,
+              std::vector<std::int64_t>& next) {
+            for_each_superstep(ready.size(), [&](std::size_t begin, std::size_t end) {
+              placed_here.clear();
+              for (std::size_t i = begin; i < end; ++i) {
+                const std::int64_t column = live_column(live, ready[i], n);
+                if (column < 0) continue;
+                const std::int64_t position = first - static_cast<std::int64_t>(i);
+                order.rows[static_cast<std::size_t>(ready[i])] = position;
+                placed_here.push_back({column, position});
+              }
+              placements.bucket(
+                  placed_here.size(),
+                  [&](std::size_t i) { return static_cast<int>(placed_here[i].index % npes); },
+                  [&](std::size_t i) {
+                    return update{placed_here[i].index / npes, placed_here[i].value};
+                  });
+              // Here live the placed columns: their positions, and a removal per row of each.
+              const std::span<const update> placed = placements.exchange();
+              std::size_t removal_count = 0;
+              for (const update& column : placed) {
+                const auto local = static_cast<std::size_t>(column.index);
+                order.columns[local] = column.value;
+                removal_count += static_cast<std::size_t>(transposed.offsets[local + 1] -
+                                                          transposed.offsets[local]);
+              }
+              // The removals in supersteps too: a cursor over (placed column, its row).
+              auto local_column_of = [&](std::size_t c) {
+                return static_cast<std::size_t>(placed[c].index);
+              };
+              std::size_t at = 0;
+              std::int64_t k = placed.empty() ? 0 : transposed.offsets[local_column_of(0)];
+              for_each_superstep(removal_count, [&](std::size_t from, std::size_t to) {
+                removed_here.clear();
+                for (std::size_t r = from; r < to; ++r) {
+                  while (k == transposed.offsets[local_column_of(at) + 1])
+                    k = transposed.offsets[local_column_of(++at)];
+                  const std::int64_t row = transposed.cols[static_cast<std::size_t>(k++)];
+                  removed_here.push_back({row, placed[at].index * npes + pe});
+                }
+                removals.bucket(
+                    removed_here.size(),
+                    [&](std::size_t i) { return static_cast<int>(removed_here[i].index % npes); },
+                    [&](std::size_t i) {
+                      return update{removed_here[i].index / npes, removed_here[i].value};
+                    });
+                for (const update& removed : removals.exchange()) {
+                  const auto local = static_cast<std::size_t>(removed.index);
+                  live.columns_xor[local] ^= removed.value;
+                  if (--live.count[local] == 1) next.push_back(removed.index);
+                }
+              });
+            });
+          });
+      break;
+    }
     case form::selector: {
       in_rounds(
           world, n, live,

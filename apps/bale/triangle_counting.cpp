@@ -15,6 +15,7 @@
 #include "kernels.hpp"
 #include "rma_window.hpp"
 #include "troupe/pgas.hpp"
+#include "wedge_cursor.hpp"
 
 namespace bale {
 
@@ -29,28 +30,18 @@ std::int64_t triangles(pgas::world& world, form how, const sparse_rows& lower) {
         std::int64_t j_local;  // row j, at its owner
         std::int64_t k;        // a column of row i below j
       };
-      std::size_t queries = 0;
-      for (std::size_t l = 0; l < lower.rows(); ++l)
-        queries += lower.row(l).size() * (lower.row(l).size() - 1) / 2;
-      // The pairs of a superstep come from a cursor over row l, column p (j) and q (k < j).
-      std::size_t l = 0, p = 1, q = 0;
+      wedge_cursor wedges{lower};
       std::vector<column_query> asked;
       std::vector<int> owners;
       alltoallv_exchange<column_query> exchange;
-      for_each_superstep(queries, [&](std::size_t begin, std::size_t end) {
+      for_each_superstep(wedge_cursor::count(lower), [&](std::size_t begin, std::size_t end) {
         asked.clear();
         owners.clear();
-        while (asked.size() < end - begin) {
+        wedges.next(end - begin, [&](std::size_t l, std::size_t p, std::size_t q) {
           const auto row = lower.row(l);
-          if (p >= row.size()) {
-            ++l, p = 1, q = 0;
-          } else if (q >= p) {
-            ++p, q = 0;
-          } else {
-            asked.push_back({row[p] / npes, row[q++]});
-            owners.push_back(static_cast<int>(row[p] % npes));
-          }
-        }
+          asked.push_back({row[p] / npes, row[q]});
+          owners.push_back(static_cast<int>(row[p] % npes));
+        });
         exchange.bucket(
             asked.size(), [&](std::size_t i) { return owners[i]; },
             [&](std::size_t i) { return asked[i]; });

@@ -9,7 +9,7 @@ int main(int argc, char** argv) {
   bale::graph_options size;
   bale::common_options common;
   bale::add_graph_options(app, size);
-  bale::add_common_options(app, common, /*alltoallv=*/true);
+  bale::add_common_options(app, common);
   if (auto code = bale::parse_command_line(app, world, argc, argv)) return *code;
   const auto graph = bale::draw_graph(world, size, common.seed, "bale-triangles");
   if (!graph) return 2;

@@ -8,6 +8,9 @@
 //   go on in a second mailbox.
 // - lambda: the same messages as lambdas: the two vertices in the captures, a piece of the row as
 //   the lambda's data; a count found at w's owner goes on as a lambda of its own.
+// - alltoallv: the same pushes as streams of words [q, p, |N(p)|, N(p)...], bucketed by q's owner
+//   and exchanged in bulk-synchronous supersteps; the counts found at q's owner go back to p's in
+//   the same superstep.
 // - rma: the owner of v reads row w's bounds, then the row, with blocking gets (no aggregation).
 #include "jaccard.hpp"
 
@@ -16,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "alltoallv_exchange.hpp"
 #include "graph_common.hpp"
 #include "rma_window.hpp"
 #include "troupe/pgas.hpp"
@@ -87,6 +91,20 @@ struct edge_state {
   }
 };
 
+// A vertex's degree, for the owner of a neighbour (its local index there).
+struct degree_message {
+  std::int64_t local;  // the receiving vertex
+  std::int64_t neighbour;
+  std::int64_t degree;  // the neighbour's
+};
+
+// Common neighbours of edge (local vertex, neighbour), found at the neighbour's owner.
+struct edge_count {
+  std::int64_t local;
+  std::int64_t neighbour;
+  std::int64_t count;
+};
+
 }  // namespace
 
 std::vector<double> jaccard(pgas::world& world, bale::form how, const sparse_rows& lower,
@@ -100,14 +118,85 @@ std::vector<double> jaccard(pgas::world& world, bale::form how, const sparse_row
                   std::vector<std::int64_t>(lower.cols.size(), 0)};
   std::vector<std::int64_t> lower_degree(lower.cols.size(), 0);  // deg w per edge (v, w) of L
   switch (how) {
-    case bale::form::alltoallv:
-      bale::no_alltoallv("jaccard");
-    case bale::form::selector: {
-      struct degree_message {
-        std::int64_t local;  // the receiving vertex
-        std::int64_t neighbour;
-        std::int64_t degree;  // the neighbour's
+    case bale::form::alltoallv: {
+      // Degrees: each entry of a row tells that neighbour's owner the row's degree.
+      std::vector<std::size_t> row_of_entry;
+      for (std::size_t l = 0; l < adjacency.rows(); ++l)
+        row_of_entry.insert(row_of_entry.end(), static_cast<std::size_t>(here.degree(l)), l);
+      bale::alltoallv_exchange<degree_message> degrees;
+      bale::for_each_superstep(row_of_entry.size(), [&](std::size_t begin, std::size_t end) {
+        degrees.bucket(
+            end - begin,
+            [&](std::size_t i) { return static_cast<int>(adjacency.cols[begin + i] % npes); },
+            [&](std::size_t i) {
+              const std::size_t l = row_of_entry[begin + i];
+              return degree_message{adjacency.cols[begin + i] / npes, here.vertex(l),
+                                    here.degree(l)};
+            });
+        for (const degree_message& m : degrees.exchange())
+          here.learn_degree(static_cast<std::size_t>(m.local), m.neighbour, m.degree);
+      });
+      // Rows: a push is the words [q (local), p, |N(p)|, N(p)...] for q's owner, in the
+      // superstep of its first word; the counts found where q < p go on to p's owner.
+      struct push {
+        std::size_t l;
+        int owner;
+        std::int64_t q_local;
+        std::size_t first_word;
       };
+      std::vector<push> pushes;
+      std::size_t words = 0;
+      here.for_each_push([&](std::size_t l, std::span<const std::int64_t> neighbours, int owner,
+                             std::int64_t q_local) {
+        pushes.push_back({l, owner, q_local, words});
+        words += 3 + neighbours.size();
+      });
+      bale::alltoallv_exchange<std::int64_t> rows;
+      bale::alltoallv_exchange<edge_count> counts;
+      std::vector<std::int64_t> stream;
+      std::vector<int> stream_owner, found_owner;
+      std::vector<edge_count> found;
+      std::size_t next = 0;
+      bale::for_each_superstep(words, [&](std::size_t, std::size_t end) {
+        stream.clear();
+        for (; next < pushes.size() && pushes[next].first_word < end; ++next) {
+          const auto row = adjacency.row(pushes[next].l);
+          stream.insert(stream.end(), {pushes[next].q_local, here.vertex(pushes[next].l),
+                                       static_cast<std::int64_t>(row.size())});
+          stream.insert(stream.end(), row.begin(), row.end());
+          stream_owner.resize(stream.size(), pushes[next].owner);
+        }
+        rows.bucket(
+            stream.size(), [&](std::size_t i) { return stream_owner[i]; },
+            [&](std::size_t i) { return stream[i]; });
+        stream_owner.clear();
+        found.clear();
+        found_owner.clear();
+        const std::span<const std::int64_t> received = rows.exchange();
+        for (std::size_t at = 0; at < received.size();) {
+          const auto q_local = static_cast<std::size_t>(received[at]);
+          const std::int64_t p = received[at + 1];
+          const auto length = static_cast<std::size_t>(received[at + 2]);
+          const std::int64_t common =
+              bale::count_common(received.subspan(at + 3, length), adjacency.row(q_local));
+          at += 3 + length;
+          const std::int64_t q = here.vertex(q_local);
+          if (p < q) {
+            here.add_common(q_local, p, common);
+          } else if (common > 0) {
+            found.push_back({p / npes, q, common});
+            found_owner.push_back(static_cast<int>(p % npes));
+          }
+        }
+        counts.bucket(
+            found.size(), [&](std::size_t i) { return found_owner[i]; },
+            [&](std::size_t i) { return found[i]; });
+        for (const edge_count& m : counts.exchange())
+          here.add_common(static_cast<std::size_t>(m.local), m.neighbour, m.count);
+      });
+      break;
+    }
+    case bale::form::selector: {
       {
         pgas::actor<degree_message> degrees{world, [&](const degree_message& m, int) {
                                               here.learn_degree(static_cast<std::size_t>(m.local),

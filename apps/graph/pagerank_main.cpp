@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   std::int64_t iterations = 20;
   bale::add_graph_options(app, size);
   app.add_option("--iterations", iterations, "PageRank iterations")->check(bale::positive());
-  bale::add_common_options(app, common, /*alltoallv=*/true);
+  bale::add_common_options(app, common);
   if (auto code = bale::parse_command_line(app, world, argc, argv)) return *code;
   const auto graph = bale::draw_graph(world, size, common.seed, "graph-pagerank");
   if (!graph) return 2;

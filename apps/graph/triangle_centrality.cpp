@@ -10,7 +10,8 @@
 // row j's owner as variable-size messages (the selector) or as a lambda's data (the lambda form),
 // in pieces when too long, and the shared columns' nonzeros come back the same way; exchanges 2
 // and 3 send fixed-size messages or lambdas. The one-sided form pulls rows and counts with
-// blocking gets and adds with MPI_Accumulate.
+// blocking gets and adds with MPI_Accumulate. The bulk-synchronous form asks a question per
+// wedge in exchange 1 (by_alltoallv says how) and buckets the messages of 2 and 3.
 #include "triangle_centrality.hpp"
 
 #include <mpi.h>
@@ -18,9 +19,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "alltoallv_exchange.hpp"
 #include "graph_common.hpp"
 #include "rma_window.hpp"
 #include "troupe/pgas.hpp"
+#include "wedge_cursor.hpp"
 
 namespace graph {
 
@@ -239,6 +242,114 @@ void by_lambda(pgas::world& world, centrality_parts& parts) {
   }
 }
 
+// The same three exchanges in bulk-synchronous supersteps. In the first, each wedge (j, k < j)
+// of row i asks row j's owner whether row j holds k, as triangle counting's form does; the owner
+// adds to the support of (j, k) and answers, and the asker adds to (i, j) and (i, k). In the
+// third, the answer to t(i) is t(j).
+void by_alltoallv(centrality_parts& parts) {
+  const sparse_rows& lower = *parts.lower;
+  const std::int64_t npes = parts.npes;
+  {
+    struct column_query {
+      std::int64_t j_local;  // row j, at its owner
+      std::int64_t k;        // a column of row i below j
+    };
+    struct asked_for {
+      std::size_t ij, ik;  // the nonzeros (i, j) and (i, k) here
+    };
+    bale::wedge_cursor wedges{lower};
+    std::vector<column_query> asked;
+    std::vector<asked_for> nonzeros;
+    std::vector<int> owners;
+    std::vector<std::uint8_t> held;
+    bale::alltoallv_exchange<column_query> exchange;
+    bale::for_each_superstep(bale::wedge_cursor::count(lower), [&](std::size_t begin,
+                                                                   std::size_t end) {
+      asked.clear();
+      nonzeros.clear();
+      owners.clear();
+      wedges.next(end - begin, [&](std::size_t l, std::size_t p, std::size_t q) {
+        const auto row = lower.row(l);
+        const auto row_start = static_cast<std::size_t>(lower.offsets[l]);
+        asked.push_back({row[p] / npes, row[q]});
+        nonzeros.push_back({row_start + p, row_start + q});
+        owners.push_back(static_cast<int>(row[p] % npes));
+      });
+      exchange.bucket(
+          asked.size(), [&](std::size_t i) { return owners[i]; },
+          [&](std::size_t i) { return asked[i]; });
+      const std::span<const column_query> received = exchange.exchange();
+      held.assign(received.size(), 0);
+      for (std::size_t i = 0; i < received.size(); ++i) {
+        const auto j_local = static_cast<std::size_t>(received[i].j_local);
+        const auto row_j = lower.row(j_local);
+        const auto at = std::lower_bound(row_j.begin(), row_j.end(), received[i].k);
+        if (at == row_j.end() || *at != received[i].k) continue;
+        ++parts.support[static_cast<std::size_t>(lower.offsets[j_local] + (at - row_j.begin()))];
+        held[i] = 1;
+      }
+      const std::vector<std::uint8_t> answers = exchange.reply(std::span<const std::uint8_t>{held});
+      for (std::size_t i = 0; i < answers.size(); ++i)
+        if (answers[i] != 0) {
+          ++parts.support[nonzeros[i].ij];
+          ++parts.support[nonzeros[i].ik];
+        }
+    });
+  }
+  // The counts, and then the sums, go over the nonzeros of L, a superstep's worth at a time, as
+  // amounts added to rows elsewhere.
+  struct row_add {
+    std::int64_t local;  // the row, at its owner
+    std::int64_t amount;
+  };
+  const std::vector<std::int64_t> row_of =
+      lower.per_nonzero([](std::size_t l) { return static_cast<std::int64_t>(l); });
+  {
+    std::vector<row_add> counts;
+    std::vector<int> owners;
+    bale::alltoallv_exchange<row_add> exchange;
+    bale::for_each_superstep(lower.cols.size(), [&](std::size_t begin, std::size_t end) {
+      counts.clear();
+      owners.clear();
+      for (std::size_t k = begin; k < end; ++k) {
+        if (parts.support[k] == 0) continue;
+        parts.doubled[static_cast<std::size_t>(row_of[k])] += parts.support[k];
+        counts.push_back({lower.cols[k] / npes, parts.support[k]});
+        owners.push_back(static_cast<int>(lower.cols[k] % npes));
+      }
+      exchange.bucket(
+          counts.size(), [&](std::size_t i) { return owners[i]; },
+          [&](std::size_t i) { return counts[i]; });
+      for (const row_add& count : exchange.exchange())
+        parts.doubled[static_cast<std::size_t>(count.local)] += count.amount;
+    });
+  }
+  const std::vector<std::int64_t> t = parts.triangles();
+  bale::alltoallv_exchange<row_add> exchange;
+  std::vector<std::int64_t> t_here;
+  bale::for_each_superstep(lower.cols.size(), [&](std::size_t begin, std::size_t end) {
+    exchange.bucket(
+        end - begin, [&](std::size_t i) { return static_cast<int>(lower.cols[begin + i] % npes); },
+        [&](std::size_t i) {
+          const std::size_t k = begin + i;
+          return row_add{lower.cols[k] / npes,
+                         parts.weight(k) * t[static_cast<std::size_t>(row_of[k])]};
+        });
+    const std::span<const row_add> received = exchange.exchange();
+    t_here.resize(received.size());
+    for (std::size_t i = 0; i < received.size(); ++i) {
+      const auto j_local = static_cast<std::size_t>(received[i].local);
+      parts.sums[j_local] += received[i].amount;
+      t_here[i] = t[j_local];
+    }
+    const std::vector<std::int64_t> t_there = exchange.reply(std::span<const std::int64_t>{t_here});
+    for (std::size_t i = 0; i < t_there.size(); ++i) {
+      const std::size_t k = begin + i;
+      parts.sums[static_cast<std::size_t>(row_of[k])] += parts.weight(k) * t_there[i];
+    }
+  });
+}
+
 // Adds what other PEs accumulated into `window` (and this PE's own accumulates) to `into`, once
 // every PE's are complete.
 void add_accumulated(const bale::rma_window& window, std::vector<std::int64_t>& into) {
@@ -326,7 +437,8 @@ triangle_centrality_result triangle_centrality(pgas::world& world, form how,
                          {}};
   switch (how) {
     case bale::form::alltoallv:
-      bale::no_alltoallv("triangle_centrality");
+      by_alltoallv(parts);
+      break;
     case form::selector:
       by_selector(world, parts);
       break;

@@ -214,7 +214,7 @@ void run_histogram(pgas_bench& bench, pgas::world& world, std::int64_t updates,
                   .per_pe = static_cast<double>(updates),
                   .forms = {},
                   .ratios = form_ratios};
-  for (bale::form how : bale::forms_with_alltoallv) {
+  for (bale::form how : bale::all_forms) {
     rows.forms.push_back(
         {variant_of(how),
          [&, how, table](pgas::world& w) {
@@ -238,7 +238,7 @@ void run_index_gather(pgas_bench& bench, pgas::world& world, std::int64_t reads,
                   .per_pe = static_cast<double>(reads),
                   .forms = {},
                   .ratios = form_ratios};
-  for (bale::form how : bale::forms_with_alltoallv) {
+  for (bale::form how : bale::all_forms) {
     rows.forms.push_back(
         {variant_of(how),
          [&, how, target](pgas::world& w) { bale::index_gather(w, how, indices, table, *target); },
@@ -256,7 +256,7 @@ void run_randperm(pgas_bench& bench, pgas::world& world, std::int64_t items) {
       .per_pe = static_cast<double>(items),
       .forms = {},
       .ratios = form_ratios};
-  for (bale::form how : bale::forms_with_alltoallv)
+  for (bale::form how : bale::all_forms)
     rows.forms.push_back(
         {variant_of(how),
          [how, part, items](pgas::world& w) { *part = bale::random_permutation(w, how, items, 1); },
@@ -283,7 +283,7 @@ void run_transpose(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_
       std::make_shared<bale::sparse_rows>(bale::sequential_transpose(world, rows_per_pe, 10, 1));
   auto transposed = std::make_shared<bale::sparse_rows>();
   comparison rows = matrix_comparison("transpose_matrix", world, rows_per_pe, *matrix);
-  for (bale::form how : bale::forms_with_alltoallv)
+  for (bale::form how : bale::all_forms)
     rows.forms.push_back({variant_of(how),
                           [how, matrix, transposed](pgas::world& w) {
                             *transposed = bale::transpose(w, how, *matrix);
@@ -306,7 +306,7 @@ void run_permute(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_pe
       std::make_shared<std::vector<std::int64_t>>(bale::whole_permutation(all_rows, 3));
   auto permuted = std::make_shared<bale::sparse_rows>();
   comparison rows = matrix_comparison("permute_matrix", world, rows_per_pe, *matrix);
-  for (bale::form how : bale::forms_with_alltoallv)
+  for (bale::form how : bale::all_forms)
     rows.forms.push_back({variant_of(how),
                           [how, matrix, row_map, column_map, permuted](pgas::world& w) {
                             *permuted = bale::permute(w, how, *matrix, *row_map, *column_map);
@@ -390,7 +390,7 @@ void run_pagerank(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_p
   comparison rows =
       graph_comparison("pagerank", world, rows_per_pe, ";iterations=" + std::to_string(iterations),
                        edges_per_pe(world, lower) * iterations);
-  for (bale::form how : bale::forms_with_alltoallv)
+  for (bale::form how : bale::all_forms)
     rows.forms.push_back(
         {variant_of(how),
          [&, how](pgas::world& w) { ranks = graph::pagerank(w, how, adjacency, iterations); },
@@ -407,7 +407,7 @@ void run_triangles(pgas_bench& bench, pgas::world& world, std::int64_t rows_per_
   std::int64_t counted = 0;
   comparison rows =
       graph_comparison("triangles", world, rows_per_pe, "", edges_per_pe(world, lower));
-  for (bale::form how : bale::forms_with_alltoallv)
+  for (bale::form how : bale::all_forms)
     rows.forms.push_back(
         {variant_of(how), [&, how](pgas::world& w) { counted = bale::triangles(w, how, lower); },
          [&](pgas::world&) {
