@@ -128,6 +128,21 @@ class Command(unittest.TestCase):
             self.assertIn("| one multiply request (matmul_request, N=1000, opencl) | troupe 1.2 s | "
                           "native-tuned 1 s | 1.2 (time / baseline's) | ≤ 1.05 | **missed** |", text)
 
+    def test_rows_of_several_runs_name_their_file(self):
+        with tempfile.TemporaryDirectory() as out:
+            for folder, name, median in (("kernel", "kernel.csv", 1.2),
+                                         (os.path.join("kernel", "other"), "other.csv", 1.0)):
+                os.makedirs(os.path.join(out, folder))
+                with open(os.path.join(out, folder, name), "w") as stream:
+                    stream.write(HEADER + row("matmul_request", "N=1000", "troupe", median)
+                                 + row("matmul_request", "N=1000", "native-tuned", 1.0))
+            done = self.run_report("--summarize", "--no-plot", "--machine", "test", "--out", out)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            with open(os.path.join(out, "REPORT.md")) as stream:
+                text = stream.read()
+            self.assertIn("(matmul_request, N=1000, opencl) in `kernel.csv` | troupe 1.2 s", text)
+            self.assertIn("(matmul_request, N=1000, opencl) in `other.csv` | troupe 1 s", text)
+
     def test_failed_check_fails_the_report(self):
         with tempfile.TemporaryDirectory() as out:
             os.makedirs(os.path.join(out, "kernel"))

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "alltoallv_exchange.hpp"
 #include "common/harness.hpp"
 #include "graph_common.hpp"
 #include "jaccard.hpp"
@@ -459,6 +460,52 @@ void run_buffer_sweep(pgas_bench& bench, std::int64_t updates, std::int64_t tabl
   }
 }
 
+// The alltoallv form's superstep, swept on histogram and index-gather at the paper's sizes: what
+// chose its default (alltoallv_exchange.hpp).
+void run_superstep_sweep(pgas_bench& bench, pgas::world& world, std::int64_t updates,
+                         std::int64_t slots, std::int64_t gather_table) {
+  const auto mine = bale::histogram_updates(world, updates, slots, 1);
+  const auto expected = expected_counts(world, updates, slots);
+  auto counts = std::make_shared<std::vector<std::int64_t>>(static_cast<std::size_t>(slots));
+  const auto table = bale::gather_table(world, gather_table);
+  const auto indices = bale::gather_reads(world, updates, gather_table, 1);
+  auto gathered = std::make_shared<std::vector<std::int64_t>>();
+  const std::size_t chosen = bale::superstep_items;
+  for (std::size_t items : {4096, 16384, 65536, 262144, 1048576}) {
+    bale::superstep_items = items;
+    const std::string sizes = "pes=" + std::to_string(world.npes()) +
+                              ";superstep=" + std::to_string(items) +
+                              ";updates=" + std::to_string(updates);
+    bench.compare(
+        world,
+        {.benchmark = "alltoallv_superstep_histogram",
+         .parameters = sizes + ";table=" + std::to_string(slots),
+         .metric = "updates/s/PE",
+         .per_pe = static_cast<double>(updates),
+         .forms = {{"mpi-alltoallv",
+                    [&, counts](pgas::world& w) {
+                      std::fill(counts->begin(), counts->end(), 0);
+                      bale::histogram(w, bale::form::alltoallv, mine, *counts);
+                    },
+                    [&, counts](pgas::world& w) { return compare_counts(w, *counts, expected); }}},
+         .ratios = {}});
+    bench.compare(world, {.benchmark = "alltoallv_superstep_index_gather",
+                          .parameters = sizes + ";table=" + std::to_string(gather_table),
+                          .metric = "reads/s/PE",
+                          .per_pe = static_cast<double>(updates),
+                          .forms = {{"mpi-alltoallv",
+                                     [&, gathered](pgas::world& w) {
+                                       bale::index_gather(w, bale::form::alltoallv, indices, table,
+                                                          *gathered);
+                                     },
+                                     [&, gathered](pgas::world&) {
+                                       return bale::check_gather(indices, *gathered);
+                                     }}},
+                          .ratios = {}});
+  }
+  bale::superstep_items = chosen;
+}
+
 std::string own_usage() {
   return troupe::bench::usage("pgas") +
          "  --scale F      divide the work per PE (updates, reads, items, rows) by F, for slow\n"
@@ -549,6 +596,8 @@ int main(int argc, char** argv) {
           run_triangle_centrality(bench, world, work(2'000, 500));
         if (bench.selected("jaccard")) run_jaccard(bench, world, work(2'000, 500));
         if (bench.selected("pagerank")) run_pagerank(bench, world, work(2'000, 500));
+        if (bench.selected("alltoallv_superstep"))
+          run_superstep_sweep(bench, world, updates, slots, gather_table);
       }
       if (bench.selected("aggregation_buffer")) run_buffer_sweep(bench, updates, slots);
       code = bench.finish();
