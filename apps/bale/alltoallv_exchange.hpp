@@ -18,7 +18,7 @@ namespace bale {
 
 /// Items each PE sends in one superstep at most: bounds the buckets' memory (1 MiB of pairs).
 /// bench-pgas's alltoallv_superstep sweep chose it: on 2 PEs, 2^14 to 2^16 were best, and 2^20
-/// took 1.3x (histogram) to 1.65x (index-gather) as long, its buckets out of cache. The apps'
+/// took 1.2x (histogram) to 2x (index-gather) as long, its buckets out of cache. The apps'
 /// --superstep sets it on every PE alike, small to test where supersteps cut the work.
 inline std::size_t superstep_items = std::size_t{1} << 16;
 
