@@ -511,13 +511,18 @@ std::string own_usage() {
          "  --scale F      divide the work per PE (updates, reads, items, rows) by F, for slow\n"
          "                 networks; tables keep their size, and the CSV records the sizes run\n"
          "  --skip-forms V leave out the forms of these variants, separated by commas (troupe,\n"
-         "                 troupe-lambda, mpi-rma, mpi-alltoallv): mpi-rma over a slow network\n";
+         "                 troupe-lambda, mpi-rma, mpi-alltoallv): mpi-rma over a slow network\n"
+         "  --superstep N  items a PE sends in one superstep of mpi-alltoallv at most (default " +
+         std::to_string(bale::superstep_items) +
+         ");\n"
+         "                 the alltoallv_superstep sweep shows which is best on a network\n";
 }
 
 // bench-pgas's own options, taken out of the arguments before the harness parses the rest.
 struct own_options {
   std::int64_t scale = 1;
   std::vector<std::string> skipped_forms;
+  std::size_t superstep_items = bale::superstep_items;
 };
 
 own_options take_own_options(std::vector<std::string>& arguments) {
@@ -525,7 +530,7 @@ own_options take_own_options(std::vector<std::string>& arguments) {
   std::vector<std::string> rest;
   for (std::size_t index = 0; index < arguments.size(); ++index) {
     const std::string& name = arguments[index];
-    if (name != "--scale" && name != "--skip-forms") {
+    if (name != "--scale" && name != "--skip-forms" && name != "--superstep") {
       rest.push_back(name);
       continue;
     }
@@ -534,6 +539,11 @@ own_options take_own_options(std::vector<std::string>& arguments) {
     const std::string& value = arguments[++index];
     if (name == "--scale") {
       own.scale = troupe::bench::detail::parse_count("--scale", value, 1);
+      continue;
+    }
+    if (name == "--superstep") {
+      own.superstep_items =
+          static_cast<std::size_t>(troupe::bench::detail::parse_count("--superstep", value, 1));
       continue;
     }
     std::stringstream list(value);
@@ -562,6 +572,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> arguments(argv, argv + argc);
     const own_options own = take_own_options(arguments);
     const std::int64_t scale = own.scale;
+    bale::superstep_items = own.superstep_items;
     std::vector<char*> pointers;
     for (std::string& each : arguments) pointers.push_back(each.data());
     auto settings =
