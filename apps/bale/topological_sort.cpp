@@ -9,9 +9,8 @@
 // at positions from a prefix sum of the PEs' ready counts, and sends "c is placed" to c's owner,
 // which sends "c is removed" on to the rows of c. The bulk-synchronous form goes in the same
 // rounds, each round two exchanges of buckets (placements, then removals) in supersteps of
-// bounded memory. The one-sided form needs no rounds: a counter
-// on PE 0 hands out the positions, and the PE whose remote decrement leaves a row with one
-// nonzero places that row itself.
+// bounded memory. The one-sided form needs no rounds: a counter on PE 0 hands out the positions,
+// and the PE whose remote decrement leaves a row with one nonzero places that row itself.
 #include <algorithm>
 #include <limits>
 #include <numeric>

@@ -26,14 +26,10 @@ std::int64_t triangles(pgas::world& world, form how, const sparse_rows& lower) {
   std::int64_t found = 0;  // the triangles whose middle vertex j has its row here
   switch (how) {
     case form::alltoallv: {
-      struct column_query {
-        std::int64_t j_local;  // row j, at its owner
-        std::int64_t k;        // a column of row i below j
-      };
       wedge_cursor wedges{lower};
-      std::vector<column_query> asked;
+      std::vector<wedge_query> asked;
       std::vector<int> owners;
-      alltoallv_exchange<column_query> exchange;
+      alltoallv_exchange<wedge_query> exchange;
       for_each_superstep(wedge_cursor::count(lower), [&](std::size_t begin, std::size_t end) {
         asked.clear();
         owners.clear();
@@ -45,7 +41,7 @@ std::int64_t triangles(pgas::world& world, form how, const sparse_rows& lower) {
         exchange.bucket(
             asked.size(), [&](std::size_t i) { return owners[i]; },
             [&](std::size_t i) { return asked[i]; });
-        for (const column_query& query : exchange.exchange()) {
+        for (const wedge_query& query : exchange.exchange()) {
           const auto row_j = lower.row(static_cast<std::size_t>(query.j_local));
           found += std::binary_search(row_j.begin(), row_j.end(), query.k) ? 1 : 0;
         }

@@ -5,10 +5,17 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "kernels.hpp"
 
 namespace bale {
+
+/// A wedge's question to the owner of row j: does row j hold column k?
+struct wedge_query {
+  std::int64_t j_local;  // row j, at its owner
+  std::int64_t k;        // a column of row i below j
+};
 
 class wedge_cursor {
  public:

@@ -250,19 +250,15 @@ void by_alltoallv(centrality_parts& parts) {
   const sparse_rows& lower = *parts.lower;
   const std::int64_t npes = parts.npes;
   {
-    struct column_query {
-      std::int64_t j_local;  // row j, at its owner
-      std::int64_t k;        // a column of row i below j
-    };
     struct asked_for {
       std::size_t ij, ik;  // the nonzeros (i, j) and (i, k) here
     };
     bale::wedge_cursor wedges{lower};
-    std::vector<column_query> asked;
+    std::vector<bale::wedge_query> asked;
     std::vector<asked_for> nonzeros;
     std::vector<int> owners;
     std::vector<std::uint8_t> held;
-    bale::alltoallv_exchange<column_query> exchange;
+    bale::alltoallv_exchange<bale::wedge_query> exchange;
     bale::for_each_superstep(bale::wedge_cursor::count(lower), [&](std::size_t begin,
                                                                    std::size_t end) {
       asked.clear();
@@ -278,7 +274,7 @@ void by_alltoallv(centrality_parts& parts) {
       exchange.bucket(
           asked.size(), [&](std::size_t i) { return owners[i]; },
           [&](std::size_t i) { return asked[i]; });
-      const std::span<const column_query> received = exchange.exchange();
+      const std::span<const bale::wedge_query> received = exchange.exchange();
       held.assign(received.size(), 0);
       for (std::size_t i = 0; i < received.size(); ++i) {
         const auto j_local = static_cast<std::size_t>(received[i].j_local);
