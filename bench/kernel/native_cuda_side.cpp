@@ -1,79 +1,47 @@
 // The native side of bench-kernel on CUDA: the driver API, as a program using it alone would.
-#include <algorithm>
 #include <cstring>
-#include <optional>
 
 #include "device/native_cuda.hpp"
 #include "kernel/kernel_bench.hpp"
+#include "kernel/piecewise_staging.hpp"
 
 namespace troupe::bench::kernel_bench {
 namespace {
 
 constexpr unsigned tile = 16;  // 16 x 16 threads per block, on both sides
 
-/// The tuned request's copies between pageable matrices and the device, piece by piece through
-/// two pinned blocks in turn: the memcpy into (or out of) one block runs beside the DMA of the
-/// other, as troupe's staging does. Copying a whole matrix into one pinned buffer before its DMA
-/// starts was slower than the pageable copies of the naive side on an H100 from N = 2000 on.
-class piecewise_staging {
+/// The tuned request's copies on CUDA: cuMemcpy*Async on the run's stream, an event per block.
+class cuda_copies {
  public:
-  static constexpr std::size_t piece = std::size_t{4} << 20;
+  using target = CUdeviceptr;
+  cuda_copies(std::size_t bytes, const cuda::device& on, CUstream stream)
+      : blocks_{{on, bytes}, {on, bytes}},
+        copied_{cuda::event(on), cuda::event(on)},
+        stream_(stream) {}
 
-  explicit piecewise_staging(const cuda::device& on)
-      : blocks_{{on, piece}, {on, piece}}, copied_{cuda::event(on), cuda::event(on)} {}
-
-  void upload(CUdeviceptr to, const void* from, std::size_t bytes, CUstream stream) {
-    const auto* source = static_cast<const char*>(from);
-    for (std::size_t at = 0; at < bytes; at += piece) {
-      const std::size_t slot = free_slot(), length = std::min(piece, bytes - at);
-      std::memcpy(blocks_[slot].data(), source + at, length);
-      cuda::check(
-          cuda::functions().cuMemcpyHtoDAsync(to + at, blocks_[slot].data(), length, stream),
-          "cuMemcpyHtoDAsync");
-      record(slot, stream);
-    }
+  char* block(std::size_t slot) const noexcept { return blocks_[slot].data(); }
+  void write(std::size_t slot, target to, std::size_t at, std::size_t length) {
+    cuda::check(cuda::functions().cuMemcpyHtoDAsync(to + at, block(slot), length, stream_),
+                "cuMemcpyHtoDAsync");
+    record(slot);
   }
-
-  /// Returns once `bytes` are in `to`.
-  void download(void* to, CUdeviceptr from, std::size_t bytes, CUstream stream) {
-    auto* target = static_cast<char*>(to);
-    struct piece_in_block {
-      std::size_t at, length, slot;
-    };
-    std::optional<piece_in_block> before;  // read, not yet copied out
-    auto copy_out = [&](const piece_in_block& done) {
-      wait(done.slot);
-      std::memcpy(target + done.at, blocks_[done.slot].data(), done.length);
-    };
-    for (std::size_t at = 0; at < bytes; at += piece) {
-      const std::size_t slot = free_slot(), length = std::min(piece, bytes - at);
-      cuda::check(
-          cuda::functions().cuMemcpyDtoHAsync(blocks_[slot].data(), from + at, length, stream),
-          "cuMemcpyDtoHAsync");
-      record(slot, stream);
-      if (before) copy_out(*before);
-      before = piece_in_block{at, length, slot};
-    }
-    if (before) copy_out(*before);
-  }
-
- private:
-  // The next block in turn, once the copy that used it last is done.
-  std::size_t free_slot() {
-    const std::size_t slot = next_++ % 2;
-    if (next_ > 2) wait(slot);
-    return slot;
-  }
-  void record(std::size_t slot, CUstream stream) {
-    cuda::check(cuda::functions().cuEventRecord(copied_[slot].get(), stream), "cuEventRecord");
+  void read(std::size_t slot, target from, std::size_t at, std::size_t length) {
+    cuda::check(cuda::functions().cuMemcpyDtoHAsync(block(slot), from + at, length, stream_),
+                "cuMemcpyDtoHAsync");
+    record(slot);
   }
   void wait(std::size_t slot) {
     cuda::check(cuda::functions().cuEventSynchronize(copied_[slot].get()), "cuEventSynchronize");
   }
 
+ private:
+  void record(std::size_t slot) {
+    cuda::check(cuda::functions().cuEventRecord(copied_[slot].get(), stream_), "cuEventRecord");
+  }
+
   cuda::pinned_memory<char> blocks_[2];
   cuda::event copied_[2];
-  std::size_t next_ = 0;
+  CUstream stream_;
 };
 
 class cuda_side final : public native_side {
@@ -109,16 +77,15 @@ class cuda_side final : public native_side {
     return guarded("native-tuned", [&] {
       const std::size_t bytes = n * n * sizeof(float);
       auto run = multiply_state(n);
-      auto staging = std::make_shared<piecewise_staging>(device_);
+      auto staging = std::make_shared<piecewise_staging<cuda_copies>>(device_, run->stream.get());
       device_variant variant;
       variant.prepare = [run] { std::fill(run->result.begin(), run->result.end(), -1.0f); };
       variant.run = [run, staging, a, b, n, bytes] {
         run->owner.make_current();
-        CUstream stream = run->stream.get();
-        staging->upload(run->a->get(), a->data(), bytes, stream);
-        staging->upload(run->b->get(), b->data(), bytes, stream);
+        staging->upload(run->a->get(), a->data(), bytes);
+        staging->upload(run->b->get(), b->data(), bytes);
         launch_multiply(*run, run->a->get(), run->b->get(), run->c->get(), n);
-        staging->download(run->result.data(), run->c->get(), bytes, stream);
+        staging->download(run->result.data(), run->c->get(), bytes);
       };
       variant.check = [run, a, b, n] { return check_product(*a, *b, run->result.data(), n); };
       return variant;

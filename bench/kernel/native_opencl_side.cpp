@@ -1,12 +1,11 @@
 // The native side of bench-kernel on OpenCL: what a program written against OpenCL alone does.
-#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <future>
-#include <optional>
 
 #include "device/native_opencl.hpp"
 #include "kernel/kernel_bench.hpp"
+#include "kernel/piecewise_staging.hpp"
 #include "troupe/support/stage_trace.hpp"
 
 namespace troupe::bench::kernel_bench {
@@ -14,66 +13,35 @@ namespace {
 
 namespace trace = troupe::detail::stage_trace;
 
-/// The tuned request's copies between pageable matrices and the device, piece by piece through
-/// two pinned blocks in turn: the memcpy into (or out of) one block runs beside the DMA of the
-/// other, as troupe's staging does. Copying a whole matrix into one pinned buffer before its DMA
-/// starts was slower than the pageable copies of the naive side on an H100 from N = 2000 on.
-class piecewise_staging {
+/// The tuned request's copies on OpenCL: non-blocking writes and reads on the run's queue,
+/// flushed at once so that they start, and the event of each block's last one.
+class opencl_copies {
  public:
-  static constexpr std::size_t piece = std::size_t{4} << 20;
-
-  explicit piecewise_staging(const opencl::device& on) : blocks_{{on, piece}, {on, piece}} {}
-  ~piecewise_staging() {
+  using target = cl_mem;
+  opencl_copies(std::size_t bytes, const opencl::device& on, cl_command_queue queue)
+      : blocks_{{on, bytes}, {on, bytes}}, queue_(queue) {}
+  ~opencl_copies() {
     for (cl_event& copy : copied_) {
       if (copy == nullptr) continue;
       clWaitForEvents(1, &copy);  // before the blocks go
       clReleaseEvent(copy);
     }
   }
-  piecewise_staging(const piecewise_staging&) = delete;
-  piecewise_staging& operator=(const piecewise_staging&) = delete;
+  opencl_copies(const opencl_copies&) = delete;
+  opencl_copies& operator=(const opencl_copies&) = delete;
 
-  void upload(cl_command_queue queue, cl_mem to, const void* from, std::size_t bytes) {
-    const auto* source = static_cast<const char*>(from);
-    for (std::size_t at = 0; at < bytes; at += piece) {
-      const std::size_t slot = free_slot(), length = std::min(piece, bytes - at);
-      std::memcpy(blocks_[slot].data(), source + at, length);
-      opencl::check(clEnqueueWriteBuffer(queue, to, CL_FALSE, at, length, blocks_[slot].data(), 0,
-                                         nullptr, &copied_[slot]),
-                    "clEnqueueWriteBuffer");
-      clFlush(queue);  // the write starts while the next piece is copied in
-    }
+  char* block(std::size_t slot) const noexcept { return blocks_[slot].data(); }
+  void write(std::size_t slot, target to, std::size_t at, std::size_t length) {
+    opencl::check(clEnqueueWriteBuffer(queue_, to, CL_FALSE, at, length, block(slot), 0, nullptr,
+                                       &copied_[slot]),
+                  "clEnqueueWriteBuffer");
+    clFlush(queue_);
   }
-
-  /// Returns once `bytes` are in `to`.
-  void download(cl_command_queue queue, void* to, cl_mem from, std::size_t bytes) {
-    auto* target = static_cast<char*>(to);
-    struct piece_in_block {
-      std::size_t at, length, slot;
-    };
-    std::optional<piece_in_block> before;  // read, not yet copied out
-    auto copy_out = [&](const piece_in_block& done) {
-      wait(done.slot);
-      std::memcpy(target + done.at, blocks_[done.slot].data(), done.length);
-    };
-    for (std::size_t at = 0; at < bytes; at += piece) {
-      const std::size_t slot = free_slot(), length = std::min(piece, bytes - at);
-      opencl::check(clEnqueueReadBuffer(queue, from, CL_FALSE, at, length, blocks_[slot].data(), 0,
-                                        nullptr, &copied_[slot]),
-                    "clEnqueueReadBuffer");
-      clFlush(queue);  // the read starts while the piece before is copied out
-      if (before) copy_out(*before);
-      before = piece_in_block{at, length, slot};
-    }
-    if (before) copy_out(*before);
-  }
-
- private:
-  // The next block in turn, once the copy that used it last is done.
-  std::size_t free_slot() {
-    const std::size_t slot = next_++ % 2;
-    wait(slot);
-    return slot;
+  void read(std::size_t slot, target from, std::size_t at, std::size_t length) {
+    opencl::check(clEnqueueReadBuffer(queue_, from, CL_FALSE, at, length, block(slot), 0, nullptr,
+                                      &copied_[slot]),
+                  "clEnqueueReadBuffer");
+    clFlush(queue_);
   }
   void wait(std::size_t slot) {
     if (copied_[slot] == nullptr) return;
@@ -83,9 +51,10 @@ class piecewise_staging {
     opencl::check(status, "clWaitForEvents");
   }
 
+ private:
   opencl::pinned_memory<char> blocks_[2];
   cl_event copied_[2] = {nullptr, nullptr};
-  std::size_t next_ = 0;
+  cl_command_queue queue_;
 };
 
 class opencl_side final : public native_side {
@@ -146,7 +115,7 @@ class opencl_side final : public native_side {
                                       std::size_t n) override {
     return guarded("native-tuned", [&] {
       auto run = std::make_shared<kept_multiply>(device_, n * n);
-      auto staging = std::make_shared<piecewise_staging>(device_);
+      auto staging = std::make_shared<piecewise_staging<opencl_copies>>(device_, run->queue.get());
       opencl::set_arguments(run->kernel.get(), run->a.get(), run->b.get(), run->c.get(),
                             static_cast<cl_uint>(n));
       device_variant variant;
@@ -154,13 +123,13 @@ class opencl_side final : public native_side {
       variant.run = [run, staging, a, b, n] {
         const std::size_t bytes = n * n * sizeof(float);
         cl_command_queue q = run->queue.get();
-        staging->upload(q, run->a.get(), a->data(), bytes);
-        staging->upload(q, run->b.get(), b->data(), bytes);
+        staging->upload(run->a.get(), a->data(), bytes);
+        staging->upload(run->b.get(), b->data(), bytes);
         const std::size_t global[2] = {n, n};
         opencl::check(clEnqueueNDRangeKernel(q, run->kernel.get(), 2, nullptr, global, nullptr, 0,
                                              nullptr, nullptr),
                       "clEnqueueNDRangeKernel");
-        staging->download(q, run->result.data(), run->c.get(), bytes);
+        staging->download(run->result.data(), run->c.get(), bytes);
       };
       variant.check = [run, a, b, n] { return check_product(*a, *b, run->result.data(), n); };
       return variant;
