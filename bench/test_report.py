@@ -173,6 +173,29 @@ class Command(unittest.TestCase):
             self.assertEqual(done.returncode, 1)
             self.assertIn("not run: " + os.path.join(empty, "bench-futures") + " is missing", done.stdout)
 
+    def test_a_run_is_on_record_while_it_runs(self):
+        # A stand-in benchmark copies the runs it finds on record: a run killed from outside (a
+        # device call's limit) leaves that record behind.
+        with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as bin_dir:
+            stand_in = os.path.join(bin_dir, "bench-futures")
+            with open(stand_in, "w") as stream:
+                stream.write('#!/bin/sh\nfor last; do :; done\n'
+                             'cp "$(dirname "$last")/runs.json" "$(dirname "$last")/seen.json"\n')
+            os.chmod(stand_in, 0o755)
+            done = self.run_report("--quick", "--no-build", "--no-plot", "--only", "async",
+                                   "--bin", bin_dir, "--out", out)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            with open(os.path.join(out, "async", "seen.json")) as stream:
+                seen = stream.read()
+            self.assertIn('"status": "stopped from outside before it ended', seen)
+            self.assertEqual([r["status"] for r in report.load_runs(out)], ["ok"])
+
+    def test_kernel_suite_in_parts(self):
+        steps = report.plan(["kernel"], gpu=True, cores=16, quick=False, runs=0)
+        self.assertEqual([step.name for step in steps],
+                         ["matmul", "stages", "wah", "mandelbrot", "mandelbrot-16000"])
+        self.assertEqual(len({step.csv for step in steps}), len(steps))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -151,15 +151,6 @@ stream::~stream() {
   functions().cuStreamDestroy(stream_);
 }
 
-event::event(const device& on) {
-  on.make_current();
-  check(functions().cuEventCreate(&event_, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
-}
-
-event::~event() {
-  functions().cuEventDestroy(event_);
-}
-
 device_memory::device_memory(const device& on, std::size_t bytes) {
   on.make_current();
   check(functions().cuMemAlloc(&address_, bytes), "cuMemAlloc");

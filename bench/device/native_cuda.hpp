@@ -38,10 +38,6 @@
   X(cuStreamCreate)                    \
   X(cuStreamDestroy)                   \
   X(cuStreamSynchronize)               \
-  X(cuEventCreate)                     \
-  X(cuEventDestroy)                    \
-  X(cuEventRecord)                     \
-  X(cuEventSynchronize)                \
   X(cuModuleLoadData)                  \
   X(cuModuleUnload)                    \
   X(cuModuleGetFunction)               \
@@ -116,19 +112,6 @@ class stream {
 
  private:
   CUstream stream_ = nullptr;
-};
-
-/// An event of `on`, without timing.
-class event {
- public:
-  explicit event(const device& on);
-  ~event();
-  event(const event&) = delete;
-  event& operator=(const event&) = delete;
-  CUevent get() const noexcept { return event_; }
-
- private:
-  CUevent event_ = nullptr;
 };
 
 /// `bytes` of memory on `on`.

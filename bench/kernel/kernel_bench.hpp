@@ -62,10 +62,10 @@ class native_side {
   virtual device_variant matmul_request(std::shared_ptr<const std::vector<float>> a,
                                         std::shared_ptr<const std::vector<float>> b,
                                         std::size_t n) = 0;
-  /// One request as a competent user writes it: device buffers and two pinned blocks kept across
-  /// requests, a and b copied in and c out piece by piece through the blocks, each memcpy beside
-  /// the asynchronous write or read of the other block: native-tuned. The same work as troupe's
-  /// request, which takes a and b in vectors and answers with c in one.
+  /// One request as a competent user writes it: device buffers kept across requests, a and b
+  /// kept in pinned host memory, asynchronous writes, launch and read of c into pinned memory,
+  /// one synchronization: native-tuned. Troupe's request does more: it takes a and b in vectors
+  /// of pageable memory and answers with c in one, so it copies them through pinned blocks.
   virtual device_variant matmul_request_tuned(std::shared_ptr<const std::vector<float>> a,
                                               std::shared_ptr<const std::vector<float>> b,
                                               std::size_t n) = 0;
