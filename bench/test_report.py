@@ -109,6 +109,21 @@ class Runs(unittest.TestCase):
             self.assertEqual([(r["name"], r["status"]) for r in report.load_runs(out)],
                              [("pgas", "ok"), ("pgas-tcp", "failed (exit 1)")])
 
+    def test_a_whole_suite_retires_runs_it_no_longer_has(self):
+        with tempfile.TemporaryDirectory() as out:
+            os.makedirs(os.path.join(out, "kernel"))
+            for name in ("kernel", "matmul"):
+                for ending in (".csv", ".log"):
+                    open(os.path.join(out, "kernel", name + ending), "w").close()
+            report.save_runs(out, [
+                {"suite": "kernel", "name": name, "csv": f"kernel/{name}.csv", "command": name,
+                 "commit": "abc1234", "date": "2026-12-07", "status": "ok"}
+                for name in ("kernel", "matmul")])
+            report.retire_runs(out, "kernel", {"matmul", "stages"})
+            self.assertEqual([r["name"] for r in report.load_runs(out)], ["matmul"])
+            self.assertEqual(sorted(os.listdir(os.path.join(out, "kernel"))),
+                             ["matmul.csv", "matmul.log", "runs.json"])
+
 
 class Command(unittest.TestCase):
     def run_report(self, *arguments):
