@@ -80,6 +80,7 @@ class cuda_side final : public native_side {
       // the one before has returned.
       const std::size_t bytes = n * n * sizeof(float);
       auto run = multiply_state(n);
+      run->result.resize(n * n);
       const auto& api = cuda::functions();
       cuda::check(api.cuMemcpyHtoD(run->a->get(), a->data(), bytes), "cuMemcpyHtoD");
       cuda::check(api.cuMemcpyHtoD(run->b->get(), b->data(), bytes), "cuMemcpyHtoD");
@@ -105,6 +106,7 @@ class cuda_side final : public native_side {
     return guarded("native-tuned", [&] {
       const std::size_t count = n * n, bytes = count * sizeof(float);
       auto run = multiply_state(n);
+      run->result.resize(n * n);
       auto staged_c = std::make_shared<cuda::pinned_memory<float>>(device_, count);
       const auto& api = cuda::functions();
       cuda::check(api.cuMemcpyHtoD(run->a->get(), a->data(), bytes), "cuMemcpyHtoD");
@@ -164,12 +166,11 @@ class cuda_side final : public native_side {
     std::unique_ptr<cuda::device_memory> a, b, c;
   };
 
-  // The multiply's module and stream, its result and device buffers a, b and c of n x n floats,
+  // The multiply's module and stream, and its device buffers a, b and c of n x n floats,
   // kept across runs.
   std::shared_ptr<state> multiply_state(std::size_t n) const {
     const std::size_t bytes = n * n * sizeof(float);
     auto run = std::make_shared<state>(device_, matmul_source.cuda, "m_mult");
-    run->result.resize(n * n);
     run->a = std::make_unique<cuda::device_memory>(run->owner, bytes);
     run->b = std::make_unique<cuda::device_memory>(run->owner, bytes);
     run->c = std::make_unique<cuda::device_memory>(run->owner, bytes);

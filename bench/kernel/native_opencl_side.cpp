@@ -175,6 +175,7 @@ class opencl_side final : public native_side {
     return guarded("native-tuned", [&] {
       const std::size_t bytes = n * n * sizeof(float);
       auto run = std::make_shared<kept_multiply>(device_, n * n);
+      auto result = std::make_shared<std::vector<float>>(n * n);
       cl_command_queue q = run->queue.get();
       opencl::check(
           clEnqueueWriteBuffer(q, run->a.get(), CL_TRUE, 0, bytes, a->data(), 0, nullptr, nullptr),
@@ -185,10 +186,10 @@ class opencl_side final : public native_side {
       opencl::set_arguments(run->kernel.get(), run->a.get(), run->b.get(), run->c.get(),
                             static_cast<cl_uint>(n));
       device_variant variant;
-      variant.prepare = [run] { std::fill(run->result.begin(), run->result.end(), -1.0f); };
+      variant.prepare = [result] { std::fill(result->begin(), result->end(), -1.0f); };
       // Each product lands in pinned memory by a non-blocking read, and the next multiply is
       // enqueued once it is there; the last one is copied out, as troupe's driver copies it.
-      variant.run = [run, n, bytes, iterations] {
+      variant.run = [run, result, n, bytes, iterations] {
         cl_command_queue queue = run->queue.get();
         const std::size_t global[2] = {n, n};
         for (int iteration = 0; iteration < iterations; ++iteration) {
@@ -200,9 +201,9 @@ class opencl_side final : public native_side {
                         "clEnqueueReadBuffer");
           opencl::check(clFinish(queue), "clFinish");
         }
-        std::memcpy(run->result.data(), run->staged_c.data(), bytes);
+        std::memcpy(result->data(), run->staged_c.data(), bytes);
       };
-      variant.check = [run, a, b, n] { return check_product(*a, *b, run->result.data(), n); };
+      variant.check = [result, a, b, n] { return check_product(*a, *b, result->data(), n); };
       return variant;
     });
   }
@@ -217,7 +218,7 @@ class opencl_side final : public native_side {
 
  private:
   /// What the tuned multiplies keep across runs: the queue and kernel, the device buffers a, b
-  /// and c, pinned memory that c is read into, and the result it is copied out to.
+  /// and c, and pinned memory that c is read into.
   struct kept_multiply {
     kept_multiply(const opencl::device& on, std::size_t count)
         : queue(on.make_queue()),
@@ -225,13 +226,11 @@ class opencl_side final : public native_side {
           a(on.allocate(count * sizeof(float))),
           b(on.allocate(count * sizeof(float))),
           c(on.allocate(count * sizeof(float))),
-          staged_c(on, count),
-          result(count) {}
+          staged_c(on, count) {}
     opencl::queue queue;
     opencl::kernel kernel;
     opencl::memory a, b, c;
     opencl::pinned_memory<float> staged_c;
-    std::vector<float> result;
   };
 
   /// The tuned request's matrices a and b in pinned memory.
