@@ -205,6 +205,51 @@ class Command(unittest.TestCase):
             self.assertIn('"status": "stopped from outside before it ended', seen)
             self.assertEqual([r["status"] for r in report.load_runs(out)], ["ok"])
 
+    def test_a_call_elsewhere_is_merged_with_the_runs_here(self):
+        def write_run(folder, name, median):
+            os.makedirs(os.path.join(folder, "kernel"), exist_ok=True)
+            with open(os.path.join(folder, "kernel", name + ".csv"), "w") as stream:
+                stream.write(HEADER + row("matmul_request", "N=1000", "troupe", median)
+                             + row("matmul_request", "N=1000", "native-tuned", 1.0))
+            report.save_runs(folder, [
+                {"suite": "kernel", "name": name, "csv": f"kernel/{name}.csv", "command": name,
+                 "commit": "abc1234", "date": "2026-12-07", "status": "ok"}])
+
+        with tempfile.TemporaryDirectory() as here, tempfile.TemporaryDirectory() as there:
+            out = os.path.join(here, "gpu-test")
+            write_run(out, "matmul", 1.2)
+            write_run(out, "stages", 1.0)
+            call = os.path.join(there, "gpu-test")
+            write_run(call, "stages", 0.9)  # a later run of stages, as a device call leaves it
+            archive = os.path.join(there, "report.tgz")
+            subprocess.run(["tar", "-C", there, "-czf", archive, "gpu-test"], check=True)
+            done = self.run_report("--merge", archive, "--no-plot", "--out", out)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            self.assertIn("merged kernel/stages into " + out, done.stdout)
+            self.assertEqual([r["name"] for r in report.load_runs(out)], ["matmul", "stages"])
+            with open(os.path.join(out, "REPORT.md")) as stream:
+                text = stream.read()
+            self.assertIn("in `matmul.csv` | troupe 1.2 s", text)
+            self.assertIn("in `stages.csv` | troupe 900 ms", text)
+
+    def test_what_cannot_be_merged_is_named(self):
+        with tempfile.TemporaryDirectory() as there:
+            os.makedirs(os.path.join(there, "gpu-test", "kernel"))
+            done = self.run_report("--merge", os.path.join(there, "gpu-test"), "--no-plot",
+                                   "--out", os.path.join(there, "out"))
+            self.assertEqual(done.returncode, 2)
+            self.assertIn("has no runs.json: not a folder that bench/report wrote", done.stderr)
+            outside = os.path.join(there, "outside.tgz")
+            subprocess.run(["tar", "-C", there, "-czf", outside, "-P", "--transform",
+                            "s,^gpu-test,../gpu-test,", "gpu-test"], check=True)
+            done = self.run_report("--merge", outside, "--no-plot", "--out",
+                                   os.path.join(there, "out"))
+            self.assertEqual(done.returncode, 2)
+            self.assertIn("holds ../gpu-test, which is not a plain file of a report", done.stderr)
+            done = self.run_report("--merge", os.path.join(there, "nothing"), "--no-plot")
+            self.assertEqual(done.returncode, 2)
+            self.assertIn("is neither a report folder nor an archive of one", done.stderr)
+
     def test_kernel_suite_in_parts(self):
         steps = report.plan(["kernel"], gpu=True, cores=16, quick=False, runs=0)
         self.assertEqual([step.name for step in steps],
