@@ -250,6 +250,13 @@ class Command(unittest.TestCase):
             self.assertEqual(done.returncode, 2)
             self.assertIn("is neither a report folder nor an archive of one", done.stderr)
 
+    def test_a_shown_command_names_no_temporary_file(self):
+        step = report.Step("remote", "remote", ["bench-remote", "--vendor-icd", "@nvidia-icd"],
+                           "remote/remote.csv")
+        argv = report.command_of(step, "/b/bench", "/o/remote/remote.csv", "/tmp/t1/nvidia.icd")
+        self.assertEqual(report.shown(step, argv, "/b/bench", "/o", "/tmp/t1/nvidia.icd"),
+                         "<bin>/bench-remote --vendor-icd <nvidia-icd> --csv <out>/remote/remote.csv")
+
     def test_kernel_suite_in_parts(self):
         steps = report.plan(["kernel"], gpu=True, cores=16, quick=False, runs=0)
         self.assertEqual([step.name for step in steps],
