@@ -205,28 +205,35 @@ class Command(unittest.TestCase):
             self.assertIn('"status": "stopped from outside before it ended', seen)
             self.assertEqual([r["status"] for r in report.load_runs(out)], ["ok"])
 
-    def test_a_call_elsewhere_is_merged_with_the_runs_here(self):
-        def write_run(folder, name, median):
-            os.makedirs(os.path.join(folder, "kernel"), exist_ok=True)
+    def write_run(self, folder, name, median, commit="abc1234", status="ok"):
+        os.makedirs(os.path.join(folder, "kernel"), exist_ok=True)
+        if not status.startswith("not run"):
             with open(os.path.join(folder, "kernel", name + ".csv"), "w") as stream:
                 stream.write(HEADER + row("matmul_request", "N=1000", "troupe", median)
                              + row("matmul_request", "N=1000", "native-tuned", 1.0))
-            report.save_runs(folder, [
-                {"suite": "kernel", "name": name, "csv": f"kernel/{name}.csv", "command": name,
-                 "commit": "abc1234", "date": "2026-12-07", "status": "ok"}])
+        report.save_runs(folder, [
+            {"suite": "kernel", "name": name, "csv": f"kernel/{name}.csv", "command": name,
+             "commit": commit, "date": "2026-12-07", "status": status}])
 
+    def test_a_call_elsewhere_is_merged_with_the_runs_here(self):
         with tempfile.TemporaryDirectory() as here, tempfile.TemporaryDirectory() as there:
             out = os.path.join(here, "gpu-test")
-            write_run(out, "matmul", 1.2)
-            write_run(out, "stages", 1.0)
+            self.write_run(out, "matmul", 1.2)
+            self.write_run(out, "stages", 1.0)
+            self.write_run(out, "wah", 1.0)
             call = os.path.join(there, "gpu-test")
-            write_run(call, "stages", 0.9)  # a later run of stages, as a device call leaves it
+            # A later run of stages, and wah not started: what a device call leaves.
+            self.write_run(call, "stages", 0.9, commit="def5678")
+            self.write_run(call, "wah", 0, status="not run: the time limit (10 s) had passed")
             archive = os.path.join(there, "report.tgz")
             subprocess.run(["tar", "-C", there, "-czf", archive, "gpu-test"], check=True)
             done = self.run_report("--merge", archive, "--no-plot", "--out", out)
             self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
             self.assertIn("merged kernel/stages into " + out, done.stdout)
-            self.assertEqual([r["name"] for r in report.load_runs(out)], ["matmul", "stages"])
+            self.assertIn("kernel/wah: kept as it was here", done.stdout)
+            self.assertEqual([(r["name"], r["commit"], r["status"]) for r in report.load_runs(out)],
+                             [("matmul", "abc1234", "ok"), ("stages", "def5678", "ok"),
+                              ("wah", "abc1234", "ok")])
             with open(os.path.join(out, "REPORT.md")) as stream:
                 text = stream.read()
             self.assertIn("in `matmul.csv` | troupe 1.2 s", text)
@@ -234,21 +241,49 @@ class Command(unittest.TestCase):
 
     def test_what_cannot_be_merged_is_named(self):
         with tempfile.TemporaryDirectory() as there:
+            out = os.path.join(there, "out")
             os.makedirs(os.path.join(there, "gpu-test", "kernel"))
             done = self.run_report("--merge", os.path.join(there, "gpu-test"), "--no-plot",
-                                   "--out", os.path.join(there, "out"))
+                                   "--out", out)
             self.assertEqual(done.returncode, 2)
-            self.assertIn("has no runs.json: not a folder that bench/report wrote", done.stderr)
+            self.assertIn(os.path.join(there, "gpu-test") + " has no runs.json: not a folder that "
+                          "bench/report wrote", done.stderr)
+            self.assertFalse(os.path.exists(out))
             outside = os.path.join(there, "outside.tgz")
             subprocess.run(["tar", "-C", there, "-czf", outside, "-P", "--transform",
                             "s,^gpu-test,../gpu-test,", "gpu-test"], check=True)
-            done = self.run_report("--merge", outside, "--no-plot", "--out",
-                                   os.path.join(there, "out"))
+            done = self.run_report("--merge", outside, "--no-plot", "--out", out)
             self.assertEqual(done.returncode, 2)
             self.assertIn("holds ../gpu-test, which is not a plain file of a report", done.stderr)
+            not_an_archive = os.path.join(there, "notes.txt")
+            with open(not_an_archive, "w") as stream:
+                stream.write("not a tar file\n")
+            done = self.run_report("--merge", not_an_archive, "--no-plot", "--out", out)
+            self.assertEqual(done.returncode, 2)
+            self.assertIn(not_an_archive + " is not a readable archive", done.stderr)
+            self.write_run(os.path.join(there, "gpu-test"), "stages", 1.0)
+            done = self.run_report("--merge", os.path.join(there, "gpu-test"), "--machine",
+                                   "gpu-other", "--no-plot", "--out", out)
+            self.assertEqual(done.returncode, 2)
+            self.assertIn("is a report of gpu-test, not of gpu-other", done.stderr)
             done = self.run_report("--merge", os.path.join(there, "nothing"), "--no-plot")
             self.assertEqual(done.returncode, 2)
             self.assertIn("is neither a report folder nor an archive of one", done.stderr)
+
+    def test_a_file_another_run_shares_is_not_overwritten(self):
+        with tempfile.TemporaryDirectory() as here, tempfile.TemporaryDirectory() as there:
+            out = os.path.join(here, "gpu-test")
+            self.write_run(out, "stages", 1.0)
+            report.save_runs(out, [
+                {"suite": "kernel", "name": "older", "csv": "kernel/stages.csv", "command": "x",
+                 "commit": "abc1234", "date": "2026-12-07", "status": "ok"}])
+            self.write_run(os.path.join(there, "gpu-test"), "stages", 0.9)
+            done = self.run_report("--merge", os.path.join(there, "gpu-test"), "--no-plot",
+                                   "--out", out)
+            self.assertEqual(done.returncode, 2)
+            self.assertIn("kernel/stages.csv here holds the rows of older too", done.stderr)
+            with open(os.path.join(out, "kernel", "stages.csv")) as stream:
+                self.assertIn(",troupe,opencl,GPU,10,1.0,", stream.read())
 
     def test_a_shown_command_names_no_temporary_file(self):
         step = report.Step("remote", "remote", ["bench-remote", "--vendor-icd", "@nvidia-icd"],
@@ -256,6 +291,22 @@ class Command(unittest.TestCase):
         argv = report.command_of(step, "/b/bench", "/o/remote/remote.csv", "/tmp/t1/nvidia.icd")
         self.assertEqual(report.shown(step, argv, "/b/bench", "/o", "/tmp/t1/nvidia.icd"),
                          "<bin>/bench-remote --vendor-icd <nvidia-icd> --csv <out>/remote/remote.csv")
+
+    def test_every_run_has_a_file_of_its_own(self):
+        for gpu, cores in ((False, 2), (True, 16)):
+            steps = report.plan(report.SUITES, gpu=gpu, cores=cores, quick=False, runs=0)
+            self.assertEqual(len({step.csv for step in steps}), len(steps))
+            self.assertEqual(len({step.name for step in steps}), len(steps))
+
+    def test_the_remote_run_has_a_tls_side_where_openssl_is(self):
+        which = report.shutil.which
+        try:
+            for found, expected in (("/usr/bin/openssl", True), (None, False)):
+                report.shutil.which = lambda name, found=found: found
+                remote = report.plan(["remote"], gpu=False, cores=2, quick=False, runs=0)[0]
+                self.assertEqual("--tls" in remote.argv, expected)
+        finally:
+            report.shutil.which = which
 
     def test_kernel_suite_in_parts(self):
         steps = report.plan(["kernel"], gpu=True, cores=16, quick=False, runs=0)
