@@ -129,6 +129,10 @@ class Command(unittest.TestCase):
     def run_report(self, *arguments):
         return subprocess.run([sys.executable, REPORT] + list(arguments), capture_output=True, text=True)
 
+    def report_text(self, out):
+        with open(os.path.join(out, "REPORT.md")) as stream:
+            return stream.read()
+
     def test_summary_of_a_folder(self):
         with tempfile.TemporaryDirectory() as out:
             os.makedirs(os.path.join(out, "kernel"))
@@ -138,8 +142,7 @@ class Command(unittest.TestCase):
             done = self.run_report("--summarize", "--no-plot", "--machine", "test", "--out", out)
             self.assertEqual(done.returncode, 0, done.stderr)
             self.assertIn("targets met: 0, missed: 1", done.stdout)
-            with open(os.path.join(out, "REPORT.md")) as stream:
-                text = stream.read()
+            text = self.report_text(out)
             self.assertIn("| one multiply request (matmul_request, N=1000, opencl) | troupe 1.2 s | "
                           "native-tuned 1 s | 1.2 (time / baseline's) | ≤ 1.05 | **missed** |", text)
 
@@ -153,8 +156,7 @@ class Command(unittest.TestCase):
                                  + row("matmul_request", "N=1000", "native-tuned", 1.0))
             done = self.run_report("--summarize", "--no-plot", "--machine", "test", "--out", out)
             self.assertEqual(done.returncode, 0, done.stderr)
-            with open(os.path.join(out, "REPORT.md")) as stream:
-                text = stream.read()
+            text = self.report_text(out)
             self.assertIn("(matmul_request, N=1000, opencl) in `kernel.csv` | troupe 1.2 s", text)
             self.assertIn("(matmul_request, N=1000, opencl) in `other.csv` | troupe 1 s", text)
 
@@ -234,8 +236,7 @@ class Command(unittest.TestCase):
             self.assertEqual([(r["name"], r["commit"], r["status"]) for r in report.load_runs(out)],
                              [("matmul", "abc1234", "ok"), ("stages", "def5678", "ok"),
                               ("wah", "abc1234", "ok")])
-            with open(os.path.join(out, "REPORT.md")) as stream:
-                text = stream.read()
+            text = self.report_text(out)
             self.assertIn("in `matmul.csv` | troupe 1.2 s", text)
             self.assertIn("in `stages.csv` | troupe 900 ms", text)
 
