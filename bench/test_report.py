@@ -137,14 +137,15 @@ class Command(unittest.TestCase):
         with tempfile.TemporaryDirectory() as out:
             os.makedirs(os.path.join(out, "kernel"))
             with open(os.path.join(out, "kernel", "kernel.csv"), "w") as stream:
-                stream.write(HEADER + row("matmul_request", "N=1000", "troupe", 1.2)
+                stream.write(HEADER + row("matmul_request", "N=1000", "troupe-pinned", 1.2)
                              + row("matmul_request", "N=1000", "native-tuned", 1.0))
             done = self.run_report("--summarize", "--no-plot", "--machine", "test", "--out", out)
             self.assertEqual(done.returncode, 0, done.stderr)
             self.assertIn("targets met: 0, missed: 1", done.stdout)
             text = self.report_text(out)
-            self.assertIn("| one multiply request (matmul_request, N=1000, opencl) | troupe 1.2 s | "
-                          "native-tuned 1 s | 1.2 (time / baseline's) | ≤ 1.05 | **missed** |", text)
+            self.assertIn("| one multiply request, pinned memory (matmul_request, N=1000, opencl) | "
+                          "troupe-pinned 1.2 s | native-tuned 1 s | 1.2 (time / baseline's) | ≤ 1.05 "
+                          "| **missed** |", text)
 
     def test_rows_of_several_runs_name_their_file(self):
         with tempfile.TemporaryDirectory() as out:

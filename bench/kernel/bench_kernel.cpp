@@ -92,6 +92,20 @@ actor spawn_multiply(actor_system& system, const troupe::device& dev, std::size_
                              priv<unsigned>{static_cast<unsigned>(n)});
 }
 
+/// The same multiply on pinned host memory: a and b are host_buffers, c is answered in one.
+actor spawn_pinned_multiply(actor_system& system, const troupe::device& dev, std::size_t n) {
+  return system.spawn_kernel(matmul_source, "m_mult", multiply_range(dev, n), on(dev),
+                             in<float, pinned>{}, in<float, pinned>{}, out<float, pinned>{n * n},
+                             priv<unsigned>{static_cast<unsigned>(n)});
+}
+
+/// `values` copied into pinned memory of `dev`.
+host_buffer<float> pinned_copy(const troupe::device& dev, const std::vector<float>& values) {
+  auto copy = dev.allocate_host<float>(values.size());
+  std::copy(values.begin(), values.end(), copy.begin());
+  return copy;
+}
+
 void run_matmul_request(device_bench& bench, actor_system& system,
                         const std::vector<target>& targets, const std::vector<std::size_t>& only) {
   if (!bench.selected("matmul_request")) return;
@@ -137,8 +151,35 @@ void run_matmul_request(device_bench& bench, actor_system& system,
         };
         return variant;
       }));
+      rows.variants.push_back(guarded("troupe-pinned", [&] {
+        // a and b stay in pinned memory, as the tuned native side keeps them, and c comes back
+        // in a pinned block of the actor's: every copy is a DMA.
+        struct state {
+          actor multiply;
+          host_buffer<float> a, b, c;
+        };
+        const auto& dev = under_test.device;
+        auto run = std::make_shared<state>(state{
+            spawn_pinned_multiply(system, dev, n), pinned_copy(dev, *a), pinned_copy(dev, *b), {}});
+        device_variant variant;
+        // The last product is spoilt and released, untimed: the actor takes its block again, and
+        // a request that wrote nothing fails the check.
+        variant.prepare = [run] {
+          std::fill(run->c.begin(), run->c.end(), -1.0f);
+          run->c = {};
+        };
+        variant.run = [run] {
+          run->c = request<host_buffer<float>>(run->multiply, run->a, run->b).get();
+        };
+        variant.check = [run, a, b, n] {
+          if (run->c.size() != n * n) return std::string{"wrong result size"};
+          return check_product(*a, *b, run->c.data(), n);
+        };
+        return variant;
+      }));
       if (under_test.native) {
         rows.variants.push_back(under_test.native->matmul_request_tuned(a, b, n));
+        rows.ratios.emplace_back("troupe-pinned", rows.variants.back().name);
         rows.ratios.emplace_back("troupe", rows.variants.back().name);
         rows.variants.push_back(under_test.native->matmul_request(a, b, n));
         rows.ratios.emplace_back("troupe", rows.variants.back().name);
@@ -146,6 +187,74 @@ void run_matmul_request(device_bench& bench, actor_system& system,
       bench.compare(rows);
     }
   }
+}
+
+/// `values` on `dev`, ready once written, for kernels that only read them.
+mem_ref<float> mem_ref_of(const troupe::device& dev, const std::vector<float>& values) {
+  auto memory = dev.allocate<float>(values.size());
+  auto written = memory.write(std::span<const float>{values}).share();
+  return mem_ref<float>{memory, values.size(), written, access::read_only};
+}
+
+/// An actor that, asked for `count` multiplies, sends `multiply` (a, b) each time the product
+/// of the one before (a `Product`) has arrived, and answers with the last one in a vector.
+template <class Product>
+actor spawn_multiply_driver(actor_system& system, const actor& multiply, const mem_ref<float>& a,
+                            const mem_ref<float>& b) {
+  return system.spawn([multiply, a, b](event_based_actor* self) {
+    return behavior{[=](int count) {
+      auto promise = self->make_response_promise();
+      auto left = std::make_shared<int>(count);
+      auto step = std::make_shared<std::function<void()>>();
+      *step = [=] {
+        self->request(multiply, a, b)
+            .then(
+                [=](const Product& c) mutable {
+                  if (--*left > 0) {
+                    (*step)();
+                  } else {
+                    std::vector<float> last(c.begin(), c.end());  // copied once, at the end
+                    *step = nullptr;                              // ends the step's hold on itself
+                    promise.deliver(std::move(last));
+                  }
+                },
+                [=](troupe::error& e) mutable {
+                  *step = nullptr;
+                  promise.deliver(e);
+                });
+      };
+      (*step)();
+      return promise;
+    }};
+  });
+}
+
+/// troupe's side of `iterations` multiplies in a row: a and b stay on the device (mem_refs), and
+/// a driver actor sends the next request when the product of the one before, sent on as `Out`
+/// says, has arrived. The last product is copied out, as the tuned native side copies it.
+template <class Out, class Product>
+device_variant iterated_multiplies(actor_system& system, const troupe::device& dev,
+                                   std::shared_ptr<const std::vector<float>> a,
+                                   std::shared_ptr<const std::vector<float>> b, std::size_t n,
+                                   int iterations) {
+  auto multiply = system.spawn_kernel(matmul_source, "m_mult", multiply_range(dev, n), on(dev),
+                                      in<float, ref>{}, in<float, ref>{}, out<float, Out>{n * n},
+                                      priv<unsigned>{static_cast<unsigned>(n)});
+  auto driver =
+      spawn_multiply_driver<Product>(system, multiply, mem_ref_of(dev, *a), mem_ref_of(dev, *b));
+  auto result = std::make_shared<std::vector<float>>();
+  device_variant variant;
+  variant.prepare = [result] { *result = std::vector<float>{}; };  // freed untimed
+  variant.run = [driver, result, iterations] {
+    stage_trace::record(stage_trace::point::run_begin);  // stage_trace.py --stages 0
+    *result = request<std::vector<float>>(driver, iterations).get();
+    stage_trace::record(stage_trace::point::waiter_done);
+  };
+  variant.check = [result, a, b, n] {
+    if (result->size() != n * n) return std::string{"wrong result size"};
+    return check_product(*a, *b, result->data(), n);
+  };
+  return variant;
 }
 
 /// `iterations` multiplies of two n x n matrices in a row, each sent when the one before ends.
@@ -158,61 +267,19 @@ void run_iterations(device_bench& bench, actor_system& system, const target& und
       .parameters = "N=" + std::to_string(n) + ";iterations=" + std::to_string(iterations),
       .device = under_test.label(),
       .operations = static_cast<double>(iterations)};
+  // troupe: each product read back into a vector; troupe-pinned: into a pinned block of the
+  // actor's, taken again once the driver has dropped the one before.
   rows.variants.push_back(guarded("troupe", [&] {
-    // a and b stay on the device (mem_refs); each multiply reads c back. A driver actor sends
-    // the next request when the response of the one before arrives.
-    const auto& dev = under_test.device;
-    auto upload = [&](const std::vector<float>& values) {
-      auto memory = dev.allocate<float>(values.size());
-      auto written = memory.write(std::span<const float>{values}).share();
-      return mem_ref<float>{memory, values.size(), written, access::read_only};
-    };
-    auto ma = upload(*a), mb = upload(*b);
-    auto multiply = system.spawn_kernel(matmul_source, "m_mult", multiply_range(dev, n), on(dev),
-                                        in<float, ref>{}, in<float, ref>{}, out<float>{n * n},
-                                        priv<unsigned>{static_cast<unsigned>(n)});
-    auto driver = system.spawn([multiply, ma, mb](event_based_actor* self) {
-      return behavior{[=](int count) {
-        auto promise = self->make_response_promise();
-        auto left = std::make_shared<int>(count);
-        auto step = std::make_shared<std::function<void()>>();
-        *step = [=] {
-          self->request(multiply, ma, mb)
-              .then(
-                  [=](const std::vector<float>& c) mutable {
-                    if (--*left > 0) {
-                      (*step)();
-                    } else {
-                      auto last = c;    // copied once, at the end
-                      *step = nullptr;  // ends the step's hold on itself
-                      promise.deliver(std::move(last));
-                    }
-                  },
-                  [=](troupe::error& e) mutable {
-                    *step = nullptr;
-                    promise.deliver(e);
-                  });
-        };
-        (*step)();
-        return promise;
-      }};
-    });
-    auto result = std::make_shared<std::vector<float>>();
-    device_variant variant;
-    variant.prepare = [result] { *result = std::vector<float>{}; };  // freed untimed
-    variant.run = [driver, result, iterations] {
-      stage_trace::record(stage_trace::point::run_begin);  // stage_trace.py --stages 0
-      *result = request<std::vector<float>>(driver, iterations).get();
-      stage_trace::record(stage_trace::point::waiter_done);
-    };
-    variant.check = [result, a, b, n] {
-      if (result->size() != n * n) return std::string{"wrong result size"};
-      return check_product(*a, *b, result->data(), n);
-    };
-    return variant;
+    return iterated_multiplies<val, std::vector<float>>(system, under_test.device, a, b, n,
+                                                        iterations);
+  }));
+  rows.variants.push_back(guarded("troupe-pinned", [&] {
+    return iterated_multiplies<pinned, host_buffer<float>>(system, under_test.device, a, b, n,
+                                                           iterations);
   }));
   if (under_test.native) {
     rows.variants.push_back(under_test.native->matmul_iterated_tuned(a, b, n, iterations));
+    rows.ratios.emplace_back("troupe-pinned", rows.variants.back().name);
     rows.ratios.emplace_back("troupe", rows.variants.back().name);
     rows.variants.push_back(under_test.native->matmul_iterated(a, b, n, iterations));
     rows.ratios.emplace_back("troupe", rows.variants.back().name);

@@ -18,7 +18,9 @@ kernel_actor_base::kernel_actor_base(actor_system& system, std::string kernel_na
   for (std::size_t i = 0; i < devices.devices.size(); ++i) {
     const device& dev = devices.devices[i];
     // The queue comes with the first request: spawning many actors costs no queues.
-    slots_.push_back({dev, {}, std::move(programs[i]), {}, 0, 0, {}});
+    device_slot& slot = slots_.emplace_back();
+    slot.dev = dev;
+    slot.prog = std::move(programs[i]);
   }
 }
 

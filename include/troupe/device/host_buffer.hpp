@@ -14,6 +14,8 @@ namespace troupe {
 template <class T>
 class host_buffer {
  public:
+  using value_type = T;
+
   // -- constructors ---------------------------------------------------------
 
   host_buffer() = default;

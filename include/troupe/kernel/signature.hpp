@@ -9,16 +9,22 @@
 namespace troupe::kernel {
 
 /// How a global-memory argument is received or sent on: `val` is a host `std::vector<T>`,
-/// copied to the device (or back); `ref` is a `mem_ref<T>` that stays on the device.
+/// copied to the device (or back) through the device's pinned staging blocks; `ref` is a
+/// `mem_ref<T>` that stays on the device; `pinned` is a `host_buffer<T>` (page-locked memory,
+/// see device::allocate_host), copied by DMA from where it lies, with no staging copy. A pinned
+/// output is read into a page-locked block that the actor reuses once its last host_buffer is
+/// gone. Pinned memory cannot cross nodes: a message with a host_buffer fails to send there.
 struct val {};
 struct ref {};
+struct pinned {};
 
 // -- signature tags ----------------------------------------------------------
 //
 // A kernel actor's signature lists its kernel's parameters in order, one tag each.
 
 /// A global-memory input (`__global const T*`): received as `In` (val: std::vector<T>, ref:
-/// mem_ref<T>). With `expected`, a request whose input has another element count fails.
+/// mem_ref<T>, pinned: host_buffer<T>). With `expected`, a request whose input has another element
+/// count fails.
 template <class T, class In = val>
 struct in {
   std::optional<size_rule> expected;

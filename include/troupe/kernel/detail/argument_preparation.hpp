@@ -13,6 +13,7 @@
 #include "troupe/async/error.hpp"
 #include "troupe/device/buffer.hpp"
 #include "troupe/device/dependencies.hpp"
+#include "troupe/device/host_buffer.hpp"
 #include "troupe/device/local_memory.hpp"
 #include "troupe/kernel/detail/device_slot.hpp"
 #include "troupe/kernel/detail/kernel_actor_base.hpp"
@@ -87,6 +88,22 @@ global_argument<T> receive_input(const kernel_actor_base& actor, const Tag& tag,
   deps.add(written);
   memory.inputs.push_back({kept, &typeid(std::vector<T>), kept->size()});
   memory.writes.push_back(std::move(written));
+  return argument;
+}
+
+/// A global-memory input from pinned host memory: written by DMA from where it lies. The write
+/// command holds the memory until it has read it; the sender may keep its handle but should not
+/// write to it before the response comes.
+template <std::size_t P, class Tag, class T>
+global_argument<T> receive_input(const kernel_actor_base& actor, const Tag& tag,
+                                 host_buffer<T>& host, const request_shape& shape,
+                                 device_slot& slot, request_memory& memory, dependencies& deps) {
+  detail::check_expected<P>(actor, tag, host.size(), shape);
+  if (host.size() == 0 || host.data() == nullptr) {
+    throw argument_error(actor.label(), P, tag_name<Tag>(), "the host_buffer is empty");
+  }
+  global_argument<T> argument{slot.dev.template allocate<T>(host.size()), host.size()};
+  deps.add(memory.queue.write(argument.memory, host).share());
   return argument;
 }
 

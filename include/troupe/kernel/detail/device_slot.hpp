@@ -7,6 +7,7 @@
 #include "troupe/device/device.hpp"
 #include "troupe/device/device_queue.hpp"
 #include "troupe/device/program.hpp"
+#include "troupe/kernel/detail/pinned_block_pool.hpp"
 
 namespace troupe::kernel::detail {
 
@@ -25,6 +26,8 @@ struct device_slot {
   std::size_t pending_items = 0;
   /// When the last request there finished: a request queued behind it ran only from then on.
   std::chrono::steady_clock::time_point last_finish{};
+  /// The page-locked blocks pinned outputs are read into there. Touched by the actor only.
+  pinned_block_pool pinned_outputs;
 };
 
 }  // namespace troupe::kernel::detail

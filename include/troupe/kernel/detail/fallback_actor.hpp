@@ -24,6 +24,10 @@ struct fallback_state {
                     !(is_mem_ref_v<typename tag_traits<Tags>::output> || ...),
                 "kernel::fallback: a signature with mem_refs needs a device; the fallback takes "
                 "and returns host values only");
+  static_assert(!(is_host_buffer_v<typename tag_traits<Tags>::input> || ...) &&
+                    !(is_host_buffer_v<typename tag_traits<Tags>::output> || ...),
+                "kernel::fallback: a signature with pinned positions needs a device (page-locked "
+                "memory comes from one); the fallback takes and returns vectors");
 
   std::string label;
   InputMap input_map;

@@ -223,7 +223,7 @@ class kernel_actor final : public kernel_actor_base {
 
     auto results = [&]<std::size_t... Ps>(std::index_sequence<Ps...>) {
       return std::tuple_cat(detail::output_of<std::tuple_element_t<Ps, std::tuple<Tags...>>>(
-          std::get<Ps>(*arguments), done, memory)...);
+          std::get<Ps>(*arguments), done, memory, slot)...);
     }
     (std::make_index_sequence<positions>{});
     trace::record(trace::point::responding);
@@ -257,7 +257,7 @@ class kernel_actor final : public kernel_actor_base {
   static void record_size(const input_tuple& inputs, request_shape& shape) {
     using tag = std::tuple_element_t<P, std::tuple<Tags...>>;
     using input = typename tag_traits<tag>::input;
-    if constexpr (is_vector_v<input> || is_mem_ref_v<input>) {
+    if constexpr (is_vector_v<input> || is_mem_ref_v<input> || is_host_buffer_v<input>) {
       shape.sizes[P] = std::get<input_index[P]>(inputs).size();
     }
   }

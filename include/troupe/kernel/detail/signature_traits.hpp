@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "troupe/core/behavior.hpp"
+#include "troupe/device/host_buffer.hpp"
 #include "troupe/device/nd_range.hpp"
 #include "troupe/kernel/kernel_options.hpp"
 #include "troupe/kernel/mem_ref.hpp"
@@ -20,8 +21,11 @@ using troupe::detail::type_list;
 /// Marks a position that takes nothing from the message, or sends nothing on.
 struct none {};
 
+/// The host-side type of a global-memory position of mode `Mode` (see signature.hpp).
 template <class T, class Mode>
-using global_type = std::conditional_t<std::is_same_v<Mode, ref>, mem_ref<T>, std::vector<T>>;
+using global_type = std::conditional_t<
+    std::is_same_v<Mode, ref>, mem_ref<T>,
+    std::conditional_t<std::is_same_v<Mode, pinned>, host_buffer<T>, std::vector<T>>>;
 
 /// Per signature tag: what it takes from the message (`input`) and what it sends on (`output`).
 template <class Tag>
@@ -74,6 +78,10 @@ template <class T>
 inline constexpr bool is_mem_ref_v = false;
 template <class T>
 inline constexpr bool is_mem_ref_v<mem_ref<T>> = true;
+template <class T>
+inline constexpr bool is_host_buffer_v = false;
+template <class T>
+inline constexpr bool is_host_buffer_v<host_buffer<T>> = true;
 template <class T>
 inline constexpr bool is_vector_v = false;
 template <class T>

@@ -18,10 +18,12 @@ std::string element_name() {
   const char* name = troupe::opencl_type_name<T>();
   return *name != '\0' ? name : troupe::detail::type_name(typeid(T));
 }
-/// "ref" or "val".
+/// "ref", "pinned" or "val".
 template <class Mode>
 const char* mode_name() {
-  return std::is_same_v<Mode, ref> ? "ref" : "val";
+  if constexpr (std::is_same_v<Mode, ref>) return "ref";
+  if constexpr (std::is_same_v<Mode, pinned>) return "pinned";
+  return "val";
 }
 /// Per signature tag, its name (see tag_name).
 template <class Tag>
