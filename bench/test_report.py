@@ -147,6 +147,24 @@ class Command(unittest.TestCase):
                           "troupe-pinned 1.2 s | native-tuned 1 s | 1.2 (time / baseline's) | ≤ 1.05 "
                           "| **missed** |", text)
 
+    def test_a_target_without_rows_is_listed_as_not_measured(self):
+        with tempfile.TemporaryDirectory() as out:
+            os.makedirs(os.path.join(out, "kernel"))
+            with open(os.path.join(out, "kernel", "kernel.csv"), "w") as stream:
+                stream.write(HEADER + row("matmul_request", "N=1000", "troupe", 1.2)
+                             + row("matmul_request", "N=1000", "native-tuned", 1.0))
+            done = self.run_report("--summarize", "--no-plot", "--machine", "test", "--out", out)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertIn("targets met: 0, missed: 0, not measured:", done.stdout)
+            text = self.report_text(out)
+            self.assertIn("## Targets not measured here", text)
+            self.assertIn("| kernel | one multiply request, pinned memory | matmul_request, N=1000: "
+                          "troupe-pinned against native-tuned | ≤ 1.05 |", text)
+            # The row that is there is reported against its own target, not listed as missing.
+            self.assertIn("| one multiply request, from vectors (matmul_request, N=1000, opencl) | "
+                          "troupe 1.2 s | native-tuned 1 s | 1.2 (time / baseline's) | — | reported |",
+                          text)
+
     def test_rows_of_several_runs_name_their_file(self):
         with tempfile.TemporaryDirectory() as out:
             for folder, name, median in (("kernel", "kernel.csv", 1.2),
