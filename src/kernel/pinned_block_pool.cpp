@@ -17,10 +17,14 @@ pinned_block_pool::block pinned_block_pool::take(const device& dev, std::size_t 
   }
   if (best != nullptr) return *best;
   block fresh = dev.allocate_host<std::byte>(bytes).state();
-  if (blocks_.size() < capacity_) {
+  const std::size_t freed = too_small != nullptr ? (*too_small)->bytes() : 0;
+  if (blocks_.size() < capacity_ && (blocks_.empty() || kept_bytes_ + bytes <= byte_capacity_)) {
     blocks_.push_back(fresh);
-  } else if (too_small != nullptr) {
+    kept_bytes_ += bytes;
+  } else if (too_small != nullptr &&
+             (blocks_.size() == 1 || kept_bytes_ - freed + bytes <= byte_capacity_)) {
     *too_small = fresh;
+    kept_bytes_ += bytes - freed;
   }
   return fresh;
 }

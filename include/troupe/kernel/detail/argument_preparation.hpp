@@ -17,6 +17,7 @@
 #include "troupe/device/local_memory.hpp"
 #include "troupe/kernel/detail/device_slot.hpp"
 #include "troupe/kernel/detail/kernel_actor_base.hpp"
+#include "troupe/kernel/detail/pinned_block_pool.hpp"
 #include "troupe/kernel/detail/request_memory.hpp"
 #include "troupe/kernel/detail/signature_traits.hpp"
 #include "troupe/kernel/detail/tag_name.hpp"
@@ -32,12 +33,14 @@ namespace troupe::kernel::detail {
 error argument_error(const std::string& actor, std::size_t position, const std::string& tag,
                      const std::string& problem);
 
-/// A global-memory position (in, out, in_out, scratch): the buffer the launch gets, and its
-/// element count for the results.
+/// A global-memory position (in, out, in_out, scratch): the buffer the launch gets, its element
+/// count for the results, and for a pinned output the page-locked block it is read into (taken
+/// before the launch, so that a request that cannot have one fails with nothing enqueued).
 template <class T>
 struct global_argument {
   buffer<T> memory;
   std::size_t count;
+  pinned_block_pool::block landing{};
 };
 /// A scalar position (priv): the value the launch gets.
 template <class T>
@@ -92,8 +95,8 @@ global_argument<T> receive_input(const kernel_actor_base& actor, const Tag& tag,
 }
 
 /// A global-memory input from pinned host memory: written by DMA from where it lies. The write
-/// command holds the memory until it has read it; the sender may keep its handle but should not
-/// write to it before the response comes.
+/// command holds the memory until it has read it, and the response waits for it, so the sender
+/// may write to its handle again once the response has come.
 template <std::size_t P, class Tag, class T>
 global_argument<T> receive_input(const kernel_actor_base& actor, const Tag& tag,
                                  host_buffer<T>& host, const request_shape& shape,
@@ -103,7 +106,9 @@ global_argument<T> receive_input(const kernel_actor_base& actor, const Tag& tag,
     throw argument_error(actor.label(), P, tag_name<Tag>(), "the host_buffer is empty");
   }
   global_argument<T> argument{slot.dev.template allocate<T>(host.size()), host.size()};
-  deps.add(memory.queue.write(argument.memory, host).share());
+  auto written = memory.queue.write(argument.memory, host).share();
+  deps.add(written);
+  memory.pinned_inputs_read = std::move(written);  // the last on the in-order queue ends last
   return argument;
 }
 
@@ -135,9 +140,9 @@ global_argument<T> receive_input(const kernel_actor_base& actor, const Tag& tag,
 
 /// Position P (of tag `tag`, its input, if any, at index I of `inputs`): what the launch gets.
 template <std::size_t P, std::size_t I, class Tag, class Inputs>
-auto prepare_argument(const kernel_actor_base& actor, const Tag& tag, Inputs& inputs,
-                      const request_shape& shape, device_slot& slot, request_memory& memory,
-                      dependencies& deps) {
+auto prepare_launch_argument(const kernel_actor_base& actor, const Tag& tag, Inputs& inputs,
+                             const request_shape& shape, device_slot& slot, request_memory& memory,
+                             dependencies& deps) {
   if constexpr (!std::is_same_v<typename tag_traits<Tag>::input, none>) {
     auto& input = std::get<I>(inputs);
     if constexpr (is_priv_v<Tag>) {
@@ -159,6 +164,20 @@ auto prepare_argument(const kernel_actor_base& actor, const Tag& tag, Inputs& in
     }
     return global_argument<T>{slot.dev.template allocate<T>(count), count};
   }
+}
+
+/// Position P (of tag `tag`, its input, if any, at index I of `inputs`): what the launch gets,
+/// with a block of the slot's pool for a pinned output.
+template <std::size_t P, std::size_t I, class Tag, class Inputs>
+auto prepare_argument(const kernel_actor_base& actor, const Tag& tag, Inputs& inputs,
+                      const request_shape& shape, device_slot& slot, request_memory& memory,
+                      dependencies& deps) {
+  auto argument = prepare_launch_argument<P, I>(actor, tag, inputs, shape, slot, memory, deps);
+  if constexpr (is_host_buffer_v<typename tag_traits<Tag>::output>) {
+    using T = typename tag_traits<Tag>::output::value_type;
+    argument.landing = slot.pinned_outputs.take(slot.dev, argument.count * sizeof(T));
+  }
+  return argument;
 }
 
 /// Every position of the signature `tags`, in order, for the request of `inputs` on `slot`:

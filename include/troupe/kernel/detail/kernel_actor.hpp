@@ -223,11 +223,11 @@ class kernel_actor final : public kernel_actor_base {
 
     auto results = [&]<std::size_t... Ps>(std::index_sequence<Ps...>) {
       return std::tuple_cat(detail::output_of<std::tuple_element_t<Ps, std::tuple<Tags...>>>(
-          std::get<Ps>(*arguments), done, memory, slot)...);
+          std::get<Ps>(*arguments), done, memory)...);
     }
     (std::make_index_sequence<positions>{});
     trace::record(trace::point::responding);
-    respond(std::move(results), promise);
+    respond(std::move(results), promise, memory.pinned_inputs_read);
     trace::record(trace::point::responded);
   }
 
@@ -263,10 +263,20 @@ class kernel_actor final : public kernel_actor_base {
   }
 
   /// Delivers the outputs once every one is there: at once when all are (mem_refs), else from
-  /// the completion path.
+  /// the completion path. Outputs that are there at once wait for `inputs_read` (pinned inputs
+  /// still being written); a host output is read after the launch, and so after them.
   template <class... Outputs>
-  void respond(std::tuple<Outputs...> results, response_promise& promise) {
+  void respond(std::tuple<Outputs...> results, response_promise& promise,
+               const shared_future<void>& inputs_read) {
     const bool all_ready = std::apply([](auto&... r) { return (r.is_ready() && ...); }, results);
+    if (all_ready && inputs_read.valid() && !inputs_read.is_ready()) {
+      auto kept = std::make_shared<std::tuple<Outputs...>>(std::move(results));
+      inputs_read.then(inline_execution,
+                       [this, actor = self(), kept, promise](const shared_future<void>&) mutable {
+                         deliver_ready(*kept, promise);
+                       });
+      return;
+    }
     if constexpr (sizeof...(Outputs) > 0) {
       if (!all_ready) {
         // The handle keeps the actor (its mapping) alive until the outputs are there.

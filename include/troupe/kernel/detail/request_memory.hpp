@@ -26,6 +26,10 @@ struct request_memory {
   };
   std::vector<host_input> inputs;
   std::vector<shared_future<void>> writes;  ///< the writes that read them
+  /// The last write of a pinned input (the queue is in order: it ends after the others). A
+  /// response with no host output would come before it; it waits for it instead, so that the
+  /// sender may reuse its host_buffer once answered.
+  shared_future<void> pinned_inputs_read;
 
   /// An input vector of T with at least `count` elements, taken for an output; else null.
   template <class T>

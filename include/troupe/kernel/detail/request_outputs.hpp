@@ -8,7 +8,6 @@
 
 #include "troupe/async/future.hpp"
 #include "troupe/device/dependencies.hpp"
-#include "troupe/kernel/detail/device_slot.hpp"
 #include "troupe/kernel/detail/request_memory.hpp"
 #include "troupe/kernel/detail/signature_traits.hpp"
 #include "troupe/kernel/mem_ref.hpp"
@@ -37,21 +36,18 @@ future<T> as_future(future<T>&& output) {
 }
 
 /// The response element of a position of tag `Tag`, prepared as `argument` (see
-/// argument_preparation.hpp) for a launch on `slot` that ends with `done`, as a tuple of zero or
-/// one output. A val output is read into the storage of a host input of `memory` where one fits;
-/// a pinned output into a block of the slot's pool.
+/// argument_preparation.hpp) for a launch that ends with `done`, as a tuple of zero or one
+/// output. A val output is read into the storage of a host input of `memory` where one fits; a
+/// pinned output into the block the argument took from its slot's pool.
 template <class Tag, class Argument>
-auto output_of(Argument& argument, const shared_future<void>& done, request_memory& memory,
-               device_slot& slot) {
+auto output_of(Argument& argument, const shared_future<void>& done, request_memory& memory) {
   using output = typename tag_traits<Tag>::output;
   if constexpr (std::is_same_v<output, none>) {
     return std::tuple<>{};
   } else if constexpr (is_mem_ref_v<output>) {
     return std::tuple{ready_output<output>{output{argument.memory, argument.count, done}}};
   } else if constexpr (is_host_buffer_v<output>) {
-    using T = typename output::value_type;
-    const std::size_t count = argument.count;
-    output result{slot.pinned_outputs.take(slot.dev, count * sizeof(T)), count};
+    output result{std::move(argument.landing), argument.count};
     auto read = memory.queue.read_into(argument.memory, result, after(done));
     return std::tuple{std::move(read).then(inline_execution, [result](future<void> f) {
       f.get();
