@@ -35,7 +35,7 @@ error argument_error(const std::string& actor, std::size_t position, const std::
 
 /// A global-memory position (in, out, in_out, scratch): the buffer the launch gets, its element
 /// count for the results, and for a pinned output the page-locked block it is read into (taken
-/// before the launch, so that a request that cannot have one fails with nothing enqueued).
+/// before the launch, so that a request that cannot have one fails before its kernel runs).
 template <class T>
 struct global_argument {
   buffer<T> memory;
