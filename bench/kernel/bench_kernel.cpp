@@ -86,16 +86,12 @@ nd_range multiply_range(const troupe::device& dev, std::size_t n) {
   return nd_range{{n, n}};
 }
 
+/// A kernel actor multiplying two n x n matrices, received as `In` says and answered as `Out`
+/// says (val: vectors; ref: mem_refs; pinned: host_buffers).
+template <class In, class Out>
 actor spawn_multiply(actor_system& system, const troupe::device& dev, std::size_t n) {
-  return system.spawn_kernel(matmul_source, "m_mult", multiply_range(dev, n), on(dev), in<float>{},
-                             in<float>{}, out<float>{n * n},
-                             priv<unsigned>{static_cast<unsigned>(n)});
-}
-
-/// The same multiply on pinned host memory: a and b are host_buffers, c is answered in one.
-actor spawn_pinned_multiply(actor_system& system, const troupe::device& dev, std::size_t n) {
   return system.spawn_kernel(matmul_source, "m_mult", multiply_range(dev, n), on(dev),
-                             in<float, pinned>{}, in<float, pinned>{}, out<float, pinned>{n * n},
+                             in<float, In>{}, in<float, In>{}, out<float, Out>{n * n},
                              priv<unsigned>{static_cast<unsigned>(n)});
 }
 
@@ -129,7 +125,7 @@ void run_matmul_request(device_bench& bench, actor_system& system,
           std::vector<float> a, b, c;
         };
         auto run = std::make_shared<state>(
-            state{spawn_multiply(system, under_test.device, n), {}, {}, {}});
+            state{spawn_multiply<val, val>(system, under_test.device, n), {}, {}, {}});
         device_variant variant;
         // The inputs are copied into fresh vectors before each run, untimed, and moved into the
         // request: the native side reads them from where they are. The last result is freed
@@ -159,8 +155,10 @@ void run_matmul_request(device_bench& bench, actor_system& system,
           host_buffer<float> a, b, c;
         };
         const auto& dev = under_test.device;
-        auto run = std::make_shared<state>(state{
-            spawn_pinned_multiply(system, dev, n), pinned_copy(dev, *a), pinned_copy(dev, *b), {}});
+        auto run = std::make_shared<state>(state{spawn_multiply<pinned, pinned>(system, dev, n),
+                                                 pinned_copy(dev, *a),
+                                                 pinned_copy(dev, *b),
+                                                 {}});
         device_variant variant;
         // The last product is spoilt and released, untimed: the actor takes its block again, and
         // a request that wrote nothing fails the check.
@@ -237,11 +235,8 @@ device_variant iterated_multiplies(actor_system& system, const troupe::device& d
                                    std::shared_ptr<const std::vector<float>> a,
                                    std::shared_ptr<const std::vector<float>> b, std::size_t n,
                                    int iterations) {
-  auto multiply = system.spawn_kernel(matmul_source, "m_mult", multiply_range(dev, n), on(dev),
-                                      in<float, ref>{}, in<float, ref>{}, out<float, Out>{n * n},
-                                      priv<unsigned>{static_cast<unsigned>(n)});
-  auto driver =
-      spawn_multiply_driver<Product>(system, multiply, mem_ref_of(dev, *a), mem_ref_of(dev, *b));
+  auto driver = spawn_multiply_driver<Product>(system, spawn_multiply<ref, Out>(system, dev, n),
+                                               mem_ref_of(dev, *a), mem_ref_of(dev, *b));
   auto result = std::make_shared<std::vector<float>>();
   device_variant variant;
   variant.prepare = [result] { *result = std::vector<float>{}; };  // freed untimed
