@@ -328,6 +328,14 @@ class Command(unittest.TestCase):
         finally:
             report.shutil.which = which
 
+    def test_the_nodes_of_a_net_run_share_the_cores(self):
+        for cores in (8, 16, 32):
+            for step in report.plan(["net"], gpu=False, cores=cores, quick=False, runs=0):
+                self.assertIn("--threads", step.argv, step.name)
+                threads = int(step.argv[step.argv.index("--threads") + 1])
+                # Each node's workers and its progress thread.
+                self.assertLessEqual(step.ranks * (threads + 1), cores, (step.name, cores))
+
     def test_kernel_suite_in_parts(self):
         steps = report.plan(["kernel"], gpu=True, cores=16, quick=False, runs=0)
         self.assertEqual([step.name for step in steps],
