@@ -339,7 +339,8 @@ class Command(unittest.TestCase):
     def test_kernel_suite_in_parts(self):
         steps = report.plan(["kernel"], gpu=True, cores=16, quick=False, runs=0)
         self.assertEqual([step.name for step in steps],
-                         ["matmul", "stages", "wah", "mandelbrot", "mandelbrot-16000"])
+                         ["matmul", "stages", "wah", "mandelbrot-opencl", "mandelbrot-16000-opencl",
+                          "mandelbrot-cuda", "mandelbrot-16000-cuda"])
         self.assertEqual(len({step.csv for step in steps}), len(steps))
 
 
