@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -225,6 +226,33 @@ class Command(unittest.TestCase):
                 seen = stream.read()
             self.assertIn('"status": "stopped from outside before it ended', seen)
             self.assertEqual([r["status"] for r in report.load_runs(out)], ["ok"])
+
+    def test_a_stalled_run_says_where_it_waits_and_is_stopped_whole(self):
+        # A stand-in benchmark that starts a child, then waits for ever; its run has 2 s.
+        with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as bin_dir:
+            stand_in = os.path.join(bin_dir, "bench-futures")
+            child_file = os.path.join(bin_dir, "child")
+            with open(stand_in, "w") as stream:
+                stream.write(f"#!/bin/sh\nsleep 600 &\necho $! > {child_file}\necho started\n"
+                             "sleep 600\n")
+            os.chmod(stand_in, 0o755)
+            step = report.Step("async", "futures", ["bench-futures"], "async/futures.csv",
+                               timeout=2)
+            records = report.run_steps([step], bin_dir, out, None)
+            self.assertEqual(records[0]["status"], "failed: stopped after 2 s")
+            with open(os.path.join(out, "async", "futures.log")) as stream:
+                log = stream.read()
+            self.assertIn("started\n== report: no end after 2 s", log)
+            self.assertRegex(log, r"process \d+: /bin/sh .*bench-futures")
+            self.assertRegex(log, r"process \d+: sleep 600\n  thread \d+ sleep: state S, in ")
+            with open(child_file) as stream:
+                child = int(stream.read())
+            deadline = time.monotonic() + 10
+            while report.process_snapshot.read(f"/proc/{child}/cmdline") and \
+                    time.monotonic() < deadline:
+                time.sleep(0.1)
+            self.assertEqual(report.process_snapshot.read(f"/proc/{child}/cmdline"), "",
+                             "the run's child was left running")
 
     def write_run(self, folder, name, median, commit="abc1234", status="ok"):
         os.makedirs(os.path.join(folder, "kernel"), exist_ok=True)
