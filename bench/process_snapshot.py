@@ -63,10 +63,10 @@ def kernel_stack(folder, depth=4):
     return " < ".join(frames[:depth])
 
 
-def describe(root):
-    """One line per process and one per thread, for every process of the run under root."""
+def describe(pids):
+    """One line per process of pids and one per thread of each."""
     lines = []
-    for pid in descendants(root):
+    for pid in pids:
         command = read(f"/proc/{pid}/cmdline").replace("\0", " ").strip()
         if not command:
             continue  # it ended meanwhile
@@ -85,17 +85,14 @@ def describe(root):
     return lines
 
 
-def backtraces(root, is_ours):
-    """gdb's backtrace of every thread of the first few processes that is_ours(command) picks."""
+def backtraces(pids, is_ours):
+    """gdb's backtrace of every thread of the first few of pids whose program is_ours picks."""
     gdb = shutil.which("gdb")
     if not gdb:
         return ["(no gdb here: no user-space backtraces)"]
-    lines, traced = [], 0
-    for pid in descendants(root):
-        command = read(f"/proc/{pid}/cmdline").split("\0")
-        if traced == GDB_PROCESSES or not command[0] or not is_ours(command[0]):
-            continue
-        traced += 1
+    programs = {pid: read(f"/proc/{pid}/cmdline").split("\0")[0] for pid in pids}
+    lines = []
+    for pid in [pid for pid in pids if programs[pid] and is_ours(programs[pid])][:GDB_PROCESSES]:
         try:
             done = subprocess.run([gdb, "-p", str(pid), "-batch", "-nx", "-ex",
                                    "thread apply all bt 20"], capture_output=True, text=True,
@@ -109,19 +106,20 @@ def backtraces(root, is_ours):
     return lines
 
 
-def stop_all(root, grace=5.0):
-    """SIGTERM to root and every process under it, SIGKILL to those left after grace seconds.
-    The list is taken first: once root ends, its children belong to init, no longer under it."""
-    pids = descendants(root)
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        for pid in reversed(pids):
-            try:
-                os.kill(pid, sig)
-            except ProcessLookupError:
-                pass
-        deadline = time.monotonic() + grace
-        while sig == signal.SIGTERM and time.monotonic() < deadline:
-            pids = [pid for pid in pids if read(f"/proc/{pid}/cmdline")]  # a zombie has none
-            if not pids:
-                return
-            time.sleep(0.1)
+def signal_all(pids, sig):
+    for pid in reversed(pids):  # children first
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
+def stop_all(pids, grace=5.0):
+    """SIGTERM to pids, SIGKILL to those left after grace seconds. The caller takes the list
+    before: once the run's first process ends, its children belong to init, no longer under it."""
+    signal_all(pids, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while pids and time.monotonic() < deadline:
+        time.sleep(0.1)
+        pids = [pid for pid in pids if read(f"/proc/{pid}/cmdline")]  # a zombie has none
+    signal_all(pids, signal.SIGKILL)
